@@ -1,0 +1,111 @@
+// Package hwf reports the CPU features the fast engines may use, and lets a
+// user switch them off (pgpstream's --disable-hwf, like libgcrypt's) so the
+// pure-Go paths can be measured and tested on the same machine.
+//
+// Engines read these flags when a cipher is constructed, never per block, so
+// Disable must be called before any key is set up (the CLI does so while
+// parsing flags).
+package hwf
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/cpu"
+)
+
+// Feature names accepted by Disable, as --disable-hwf spells them.
+const (
+	AES    = "aes"    // AES-NI on amd64, the AES instructions on arm64
+	PCLMUL = "pclmul" // PCLMULQDQ / PMULL
+	AVX2   = "avx2"
+	AVX512 = "avx512"
+	VAES   = "vaes"
+	SHA    = "sha" // SHA-NI / the arm64 SHA1/SHA2 instructions
+)
+
+var (
+	mu       sync.Mutex
+	disabled = map[string]bool{}
+)
+
+// Names lists the features Disable accepts.
+func Names() []string { return []string{AES, PCLMUL, AVX2, AVX512, VAES, SHA} }
+
+// Disable switches a feature off for every engine constructed afterwards.
+func Disable(name string) error {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, n := range Names() {
+		if n == name {
+			mu.Lock()
+			disabled[name] = true
+			mu.Unlock()
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown hardware feature %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Enable undoes Disable; tests use it to compare both paths in one process.
+func Enable(name string) {
+	mu.Lock()
+	delete(disabled, strings.ToLower(name))
+	mu.Unlock()
+}
+
+// Disabled lists the features switched off, sorted.
+func Disabled() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	var out []string
+	for n := range disabled {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isOff(name string) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return disabled[name]
+}
+
+// Has reports whether the CPU has the feature and the user has not disabled it.
+func Has(name string) bool {
+	return Detected(name) && !isOff(name)
+}
+
+// Detected reports what the CPU offers, whatever the user disabled.
+func Detected(name string) bool {
+	switch runtime.GOARCH {
+	case "amd64":
+		switch name {
+		case AES:
+			return cpu.X86.HasAES
+		case PCLMUL:
+			return cpu.X86.HasPCLMULQDQ
+		case AVX2:
+			return cpu.X86.HasAVX2
+		case AVX512:
+			return cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+		case VAES:
+			return cpu.X86.HasAVX512VAES
+		case SHA:
+			return x86HasSHA()
+		}
+	case "arm64":
+		switch name {
+		case AES:
+			return cpu.ARM64.HasAES
+		case PCLMUL:
+			return cpu.ARM64.HasPMULL
+		case SHA:
+			return cpu.ARM64.HasSHA1 && cpu.ARM64.HasSHA2
+		}
+	}
+	return false
+}
