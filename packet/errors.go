@@ -19,7 +19,15 @@ type StructuralError struct {
 }
 
 func (e *StructuralError) Error() string {
-	return fmt.Sprintf("%s packet at offset %d: %s", e.Packet, e.Offset, e.Msg)
+	return where(e.Packet, e.Offset) + e.Msg
+}
+
+// where names a packet and, when known, its offset.
+func where(pkt string, off int64) string {
+	if off < 0 {
+		return pkt + ": "
+	}
+	return fmt.Sprintf("%s packet at offset %d: ", pkt, off)
 }
 
 // UnsupportedError reports a well-formed packet that uses something
@@ -31,7 +39,7 @@ type UnsupportedError struct {
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%s packet at offset %d: unsupported %s", e.Packet, e.Offset, e.What)
+	return where(e.Packet, e.Offset) + "unsupported " + e.What
 }
 
 // ErrTruncated is wrapped by errors for input that ends where a packet,
@@ -46,7 +54,7 @@ type TruncatedError struct {
 }
 
 func (e *TruncatedError) Error() string {
-	return fmt.Sprintf("%s packet at offset %d: truncated: input ended where %s was expected", e.Packet, e.Offset, e.Want)
+	return where(e.Packet, e.Offset) + "truncated: input ended where " + e.Want + " was expected"
 }
 
 func (e *TruncatedError) Unwrap() error { return ErrTruncated }

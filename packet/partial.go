@@ -106,3 +106,24 @@ func (w *PartialWriter) Close() error {
 	}
 	return err
 }
+
+// ReadFrom reads straight into the chunk buffer: the input's one copy
+// (from the kernel) is the only one this stage costs.
+func (w *PartialWriter) ReadFrom(r io.Reader) (int64, error) {
+	var total int64
+	for {
+		buf, err := w.Buffer()
+		if err != nil {
+			return total, err
+		}
+		m, rerr := r.Read(buf)
+		total += int64(m)
+		w.n += m
+		if rerr == io.EOF {
+			return total, nil
+		}
+		if rerr != nil {
+			return total, rerr
+		}
+	}
+}

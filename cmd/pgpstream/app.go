@@ -1,0 +1,133 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The commands are flags, as in gpg; exactly one may be given (--encrypt
+// and --symmetric combine into one).
+var commandFlags = []string{
+	"encrypt", "symmetric", "decrypt", "import", "list-keys", "list-secret-keys",
+	"export", "export-secret-keys", "quick-gen-key", "delete-keys", "delete-secret-and-public-key",
+}
+
+func newApp(st *state) *cli.App {
+	app := &cli.App{
+		Name:  "pgpstream",
+		Usage: "OpenPGP encryption and decryption at the speed of the primitives, with gpg's flags",
+		UsageText: `pgpstream [options] --encrypt -r KEY [FILE]
+   pgpstream [options] --symmetric [FILE]
+   pgpstream [options] --decrypt [FILE]
+   pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO]`,
+		HideVersion:            true,
+		UseShortOptionHandling: true,
+		Writer:                 st.stdout,
+		ErrWriter:              st.stderr,
+		Reader:                 st.stdin,
+		ExitErrHandler:         func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{msg: strings.TrimPrefix(err.Error(), "flag provided but not defined: "), hints: []string{"see pgpstream --help"}}
+		},
+		DisableSliceFlagSeparator: true,
+		Flags:                     flags(),
+		Action:                    func(c *cli.Context) error { return dispatch(st, c) },
+	}
+	return app
+}
+
+func flags() []cli.Flag {
+	cmd := "Commands"
+	enc := "Encryption"
+	key := "Keys and passphrases"
+	out := "Input and output"
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "encrypt", Aliases: []string{"e"}, Usage: "encrypt to the recipients (-r, -f)", Category: cmd},
+		&cli.BoolFlag{Name: "symmetric", Aliases: []string{"c"}, Usage: "encrypt with a passphrase (alone or with --encrypt)", Category: cmd},
+		&cli.BoolFlag{Name: "decrypt", Aliases: []string{"d"}, Usage: "decrypt FILE or standard input", Category: cmd},
+		&cli.BoolFlag{Name: "import", Usage: "import keys from FILEs or standard input (armored or binary)", Category: cmd},
+		&cli.BoolFlag{Name: "list-keys", Aliases: []string{"k"}, Usage: "list public keys", Category: cmd},
+		&cli.BoolFlag{Name: "list-secret-keys", Aliases: []string{"K"}, Usage: "list secret keys", Category: cmd},
+		&cli.BoolFlag{Name: "export", Usage: "export public keys", Category: cmd},
+		&cli.BoolFlag{Name: "export-secret-keys", Usage: "export secret keys", Category: cmd},
+		&cli.BoolFlag{Name: "quick-gen-key", Usage: "generate a key: UID [ALGO] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448)", Category: cmd},
+		&cli.BoolFlag{Name: "delete-keys", Usage: "delete public keys (needs --batch --yes)", Category: cmd},
+		&cli.BoolFlag{Name: "delete-secret-and-public-key", Usage: "delete keys with their secret parts (needs --batch --yes)", Category: cmd},
+
+		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "encrypt to KEY: fingerprint, long key ID, email or user ID substring", Category: enc},
+		&cli.StringSliceFlag{Name: "hidden-recipient", Aliases: []string{"R"}, Usage: "like -r, but the message does not name the key", Category: enc},
+		&cli.StringSliceFlag{Name: "recipient-file", Aliases: []string{"f"}, Usage: "encrypt to the certificate in FILE", Category: enc},
+		&cli.StringFlag{Name: "cipher-algo", Value: "AES256", Usage: "cipher to write: AES128, AES192 or AES256", Category: enc},
+		&cli.StringFlag{Name: "compress-algo", Value: "none", Usage: "compression to write: none, zip, zlib (also gpg's numbers 0-2)", Category: enc},
+		&cli.IntFlag{Name: "compress-level", Aliases: []string{"z"}, Usage: "compression level 0-9 (0: none)", Value: -1, Category: enc},
+		&cli.StringFlag{Name: "digest-algo", Usage: "digest for signatures (accepted for gpg compatibility)", Category: enc},
+
+		&cli.StringFlag{Name: "homedir", Usage: "key directory (default $PGPSTREAM_HOME, else ~/.pgpstream)", Category: key},
+		&cli.StringFlag{Name: "passphrase", Usage: "the passphrase itself (visible to other users in ps: prefer --passphrase-file or --passphrase-fd)", Category: key},
+		&cli.StringFlag{Name: "passphrase-file", Usage: "read the passphrase from the first line of FILE", Category: key},
+		&cli.IntFlag{Name: "passphrase-fd", Value: -1, Usage: "read the passphrase from file descriptor N (0: standard input)", Category: key},
+		&cli.StringFlag{Name: "pinentry-mode", Usage: "accepted for gpg compatibility (pgpstream always asks itself)", Category: key},
+		&cli.BoolFlag{Name: "with-colons", Usage: "list keys in gpg's machine-readable format", Category: key},
+		&cli.IntFlag{Name: "key-version", Value: 4, Usage: "--quick-gen-key makes a version 4 or an RFC 9580 version 6 key", Category: key},
+
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to FILE (- for standard output)", Category: out},
+		&cli.BoolFlag{Name: "armor", Aliases: []string{"a"}, Usage: "write ASCII armor", Category: out},
+		&cli.BoolFlag{Name: "batch", Usage: "never ask anything", Category: out},
+		&cli.BoolFlag{Name: "yes", Usage: "assume yes: overwrite files, delete keys", Category: out},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "say less", Category: out},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "say more", Category: out},
+		&cli.BoolFlag{Name: "allow-unprotected", Aliases: []string{"ignore-mdc-error"}, Usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection", Category: out},
+		&cli.Int64Flag{Name: "max-output", Value: 0, Usage: "refuse compressed data that inflates beyond N bytes (0: no limit)", Category: out},
+		&cli.BoolFlag{Name: "version", Usage: "print the version", Category: out},
+	}
+}
+
+func dispatch(st *state, c *cli.Context) error {
+	st.quiet, st.verbose = c.Bool("quiet"), c.Bool("verbose")
+	if c.Bool("version") {
+		return printVersion(st)
+	}
+	var chosen []string
+	for _, name := range commandFlags {
+		if c.Bool(name) {
+			chosen = append(chosen, name)
+		}
+	}
+	if len(chosen) == 2 && chosen[0] == "encrypt" && chosen[1] == "symmetric" {
+		chosen = []string{"encrypt"}
+	}
+	switch {
+	case len(chosen) == 0:
+		if c.NArg() == 0 {
+			return usageError{msg: "no command given", hints: []string{"use --encrypt, --symmetric, --decrypt, --import or --list-keys; see pgpstream --help"}}
+		}
+		// gpg decrypts when given only a file.
+		chosen = []string{"decrypt"}
+	case len(chosen) > 1:
+		return usagef("conflicting commands: --%s", strings.Join(chosen, " and --"))
+	}
+	switch chosen[0] {
+	case "encrypt", "symmetric":
+		return cmdEncrypt(st, c)
+	case "decrypt":
+		return cmdDecrypt(st, c)
+	case "import":
+		return cmdImport(st, c)
+	case "list-keys":
+		return cmdListKeys(st, c, false)
+	case "list-secret-keys":
+		return cmdListKeys(st, c, true)
+	case "export":
+		return cmdExport(st, c, false)
+	case "export-secret-keys":
+		return cmdExport(st, c, true)
+	case "quick-gen-key":
+		return cmdGenKey(st, c)
+	case "delete-keys":
+		return cmdDelete(st, c, false)
+	case "delete-secret-and-public-key":
+		return cmdDelete(st, c, true)
+	}
+	return usagef("unknown command %q", chosen[0])
+}

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgpstream/pgpstream/keyring"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+func openRing(c *cli.Context) (*keyring.Ring, error) {
+	home := c.String("homedir")
+	if home == "" {
+		home = keyring.DefaultHome()
+	}
+	return keyring.Open(home)
+}
+
+func cmdImport(st *state, c *cli.Context) error {
+	ring, err := openRing(c)
+	if err != nil {
+		return err
+	}
+	inputs := c.Args().Slice()
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	var total keyring.ImportStats
+	for _, name := range inputs {
+		var r io.Reader = st.stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			r = f
+		}
+		stats, err := ring.Import(r)
+		if err != nil {
+			if name == "-" {
+				return fmt.Errorf("importing from standard input: %w", err)
+			}
+			return fmt.Errorf("importing %s: %w", name, err)
+		}
+		total.Processed += stats.Processed
+		total.Imported += stats.Imported
+		total.Unchanged += stats.Unchanged
+		total.NewSubkeys += stats.NewSubkeys
+		total.NewUserIDs += stats.NewUserIDs
+		total.NewSigs += stats.NewSigs
+		total.SecretRead += stats.SecretRead
+		total.SecretImported += stats.SecretImported
+	}
+	if !st.quiet {
+		fmt.Fprintf(st.stderr, "pgpstream: Total number processed: %d\n", total.Processed)
+		if total.Imported > 0 {
+			fmt.Fprintf(st.stderr, "pgpstream:               imported: %d\n", total.Imported)
+		}
+		if total.Unchanged > 0 {
+			fmt.Fprintf(st.stderr, "pgpstream:              unchanged: %d\n", total.Unchanged)
+		}
+		if total.NewUserIDs > 0 {
+			fmt.Fprintf(st.stderr, "pgpstream:           new user IDs: %d\n", total.NewUserIDs)
+		}
+		if total.NewSubkeys > 0 {
+			fmt.Fprintf(st.stderr, "pgpstream:            new subkeys: %d\n", total.NewSubkeys)
+		}
+		if total.NewSigs > 0 {
+			fmt.Fprintf(st.stderr, "pgpstream:         new signatures: %d\n", total.NewSigs)
+		}
+		if total.SecretRead > 0 {
+			fmt.Fprintf(st.stderr, "pgpstream:       secret keys read: %d\n", total.SecretRead)
+			fmt.Fprintf(st.stderr, "pgpstream:   secret keys imported: %d\n", total.SecretImported)
+		}
+	}
+	if total.Processed == 0 {
+		return errors.New("no keys found in the input")
+	}
+	return nil
+}
+
+func cmdListKeys(st *state, c *cli.Context, secret bool) error {
+	ring, err := openRing(c)
+	if err != nil {
+		return err
+	}
+	out, err := openOutput(st, c, c.String("output"), false)
+	if err != nil {
+		return err
+	}
+	if err := ring.ListKeys(out.w, c.Args().Slice(), secret, c.Bool("with-colons")); err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}
+
+func cmdExport(st *state, c *cli.Context, secret bool) error {
+	ring, err := openRing(c)
+	if err != nil {
+		return err
+	}
+	out, err := openOutput(st, c, c.String("output"), false)
+	if err != nil {
+		return err
+	}
+	if !c.Bool("armor") && out.terminal {
+		out.abort()
+		return withHints(errors.New("refusing to write binary key data to a terminal"), "use --armor (-a) or --output FILE")
+	}
+	if err := ring.Export(out.w, c.Args().Slice(), secret, c.Bool("armor")); err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}
+
+func cmdGenKey(st *state, c *cli.Context) error {
+	args := c.Args().Slice()
+	if len(args) < 1 || len(args) > 4 {
+		return usageError{msg: "--quick-gen-key takes a user ID and optionally an algorithm", hints: []string{`pgpstream --quick-gen-key "Name <mail@example.org>" [future-default|ed25519|rsa3072|rsa4096|nistp256|ed448]`}}
+	}
+	opt := keyring.GenOptions{UserID: args[0]}
+	if len(args) > 1 {
+		opt.Algo = args[1]
+	}
+	switch c.Int("key-version") {
+	case 4:
+	case 6:
+		opt.V6 = true
+	default:
+		return usagef("--key-version must be 4 or 6")
+	}
+	pass, err := newPassphrases(st, c).get(false)
+	if err == nil && len(pass) > 0 {
+		opt.Passphrase = pass
+	}
+	ring, err := openRing(c)
+	if err != nil {
+		return err
+	}
+	k, err := ring.Generate(opt)
+	if err != nil {
+		return err
+	}
+	if !st.quiet {
+		fmt.Fprintf(st.stderr, "pgpstream: key %016X created\n", k.KeyID())
+		fmt.Fprintf(st.stderr, "pgpstream: fingerprint %s\n", k.Fingerprint())
+	}
+	return nil
+}
+
+func cmdDelete(st *state, c *cli.Context, secretToo bool) error {
+	if !c.Bool("batch") || !c.Bool("yes") {
+		return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
+	}
+	if c.NArg() == 0 {
+		return usagef("name the keys to delete (by fingerprint)")
+	}
+	ring, err := openRing(c)
+	if err != nil {
+		return err
+	}
+	n, err := ring.Delete(c.Args().Slice(), secretToo)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("no key matches %s", strings.Join(c.Args().Slice(), ", "))
+	}
+	st.infof("deleted %d key(s)", n)
+	return nil
+}
+
+// passphrases gets the one passphrase an invocation may use, from
+// --passphrase, --passphrase-file, --passphrase-fd or, outside --batch,
+// the terminal. A descriptor can be read only once, so the answer is kept.
+type passphrases struct {
+	st    *state
+	c     *cli.Context
+	value []byte
+	err   error
+	done  bool
+}
+
+func newPassphrases(st *state, c *cli.Context) *passphrases { return &passphrases{st: st, c: c} }
+
+var errNoPassphrase = errors.New("a passphrase is needed and none was given")
+
+// get returns the passphrase; confirm asks twice on a terminal (for
+// encryption, where a typo would lock the data away).
+func (p *passphrases) get(confirm bool) ([]byte, error) {
+	if p.done {
+		return p.value, p.err
+	}
+	p.done = true
+	p.value, p.err = p.read(confirm)
+	return p.value, p.err
+}
+
+func (p *passphrases) read(confirm bool) ([]byte, error) {
+	c := p.c
+	set := 0
+	for _, f := range []string{"passphrase", "passphrase-file"} {
+		if c.IsSet(f) {
+			set++
+		}
+	}
+	if c.Int("passphrase-fd") >= 0 {
+		set++
+	}
+	if set > 1 {
+		return nil, usagef("give only one of --passphrase, --passphrase-file and --passphrase-fd")
+	}
+	switch {
+	case c.IsSet("passphrase"):
+		return []byte(c.String("passphrase")), nil
+	case c.IsSet("passphrase-file"):
+		b, err := os.ReadFile(c.String("passphrase-file"))
+		if err != nil {
+			return nil, fmt.Errorf("reading the passphrase: %w", err)
+		}
+		return firstLine(b), nil
+	case c.Int("passphrase-fd") >= 0:
+		fd := c.Int("passphrase-fd")
+		var r io.Reader
+		if fd == 0 {
+			r = p.st.stdin
+		} else {
+			r = os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
+			if r == (*os.File)(nil) {
+				return nil, fmt.Errorf("--passphrase-fd %d: not an open file descriptor", fd)
+			}
+		}
+		b, err := readLine(r)
+		if err != nil {
+			return nil, fmt.Errorf("reading the passphrase from fd %d: %w", fd, err)
+		}
+		return b, nil
+	}
+	if c.Bool("batch") {
+		return nil, errNoPassphrase
+	}
+	return promptPassphrase(confirm)
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// readLine reads up to a newline without reading past it, so the rest of
+// the descriptor (perhaps the message itself on standard input) is left.
+func readLine(r io.Reader) ([]byte, error) {
+	var out []byte
+	var b [1]byte
+	for len(out) < 64<<10 {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				break
+			}
+			out = append(out, b[0])
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return bytes.TrimSuffix(out, []byte("\r")), nil
+}
+
+// ringKeys adapts the keyring to what decryption asks for.
+type ringKeys struct {
+	ring *keyring.Ring
+	pass *passphrases
+	st   *state
+}
+
+func (k *ringKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
+	if k.ring == nil {
+		return nil
+	}
+	var cands []*gcpacket.PrivateKey
+	switch {
+	case p.Wildcard():
+		cands = k.ring.DecryptionKeys(0)
+	case p.Version == 6:
+		cands = k.ring.DecryptionKeysByFingerprint(p.Fingerprint)
+	default:
+		cands = k.ring.DecryptionKeys(p.KeyID)
+	}
+	var out []*gcpacket.PrivateKey
+	for _, priv := range cands {
+		if p.Wildcard() || p.Matches(priv) {
+			out = append(out, priv)
+		}
+	}
+	return out
+}
+
+func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
+	if !priv.Encrypted {
+		return nil
+	}
+	pass, err := k.pass.get(false)
+	if err != nil {
+		if errors.Is(err, errNoPassphrase) {
+			return fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId)
+		}
+		return err
+	}
+	if err := keyring.Unlock(priv, pass); err != nil {
+		return fmt.Errorf("secret key %016X: %w", priv.KeyId, err)
+	}
+	return nil
+}
+
+func (k *ringKeys) Passphrase() ([]byte, error) { return k.pass.get(false) }

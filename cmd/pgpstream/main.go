@@ -1,0 +1,124 @@
+// Command pgpstream encrypts and decrypts OpenPGP messages at the speed of
+// the cryptographic primitives, with GnuPG's command-line spellings.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes follow gpg: 0 success, 1 a bad signature, 2 any error.
+const (
+	exitOK    = 0
+	exitBad   = 1
+	exitError = 2
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: the CLI tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	st := &state{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := newApp(st)
+	err := app.Run(args)
+	st.cleanup()
+	if err == nil {
+		return st.exit
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		st.errorf("%s", ue.msg)
+		for _, h := range ue.hints {
+			st.hintf("%s", h)
+		}
+		return exitError
+	}
+	var he hintedError
+	if errors.As(err, &he) {
+		st.errorf("%s", oneLine(he.err.Error()))
+		for _, h := range he.hints {
+			st.hintf("%s", h)
+		}
+		return exitError
+	}
+	st.errorf("%s", oneLine(err.Error()))
+	for _, h := range hintsFor(err) {
+		st.hintf("%s", h)
+	}
+	return exitError
+}
+
+// oneLine keeps an error on one line, whatever a library put in it.
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// usageError is a mistake on the command line.
+type usageError struct {
+	msg   string
+	hints []string
+}
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) usageError {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// hintedError carries hints naming the flags that would help.
+type hintedError struct {
+	err   error
+	hints []string
+}
+
+func (h hintedError) Error() string { return h.err.Error() }
+func (h hintedError) Unwrap() error { return h.err }
+
+func withHints(err error, hints ...string) error { return hintedError{err, hints} }
+
+// state is one invocation's context.
+type state struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	exit           int
+	quiet, verbose bool
+	cleanups       []func()
+}
+
+func (s *state) errorf(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "pgpstream: error: "+format+"\n", args...)
+}
+
+func (s *state) warnf(format string, args ...any) {
+	if !s.quiet {
+		fmt.Fprintf(s.stderr, "pgpstream: warning: "+format+"\n", args...)
+	}
+}
+
+func (s *state) hintf(format string, args ...any) {
+	fmt.Fprintf(s.stderr, "pgpstream: hint: "+format+"\n", args...)
+}
+
+func (s *state) infof(format string, args ...any) {
+	if s.verbose && !s.quiet {
+		fmt.Fprintf(s.stderr, "pgpstream: "+format+"\n", args...)
+	}
+}
+
+func (s *state) onCleanup(f func()) { s.cleanups = append(s.cleanups, f) }
+
+func (s *state) cleanup() {
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+	s.cleanups = nil
+}

@@ -1,0 +1,371 @@
+package filter
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/iobuf"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// Keys gives Decrypt what it needs to recover a session key.
+type Keys interface {
+	// DecryptionKeys returns the secret keys that may open p: the one it
+	// names, or every decryption key for a hidden recipient.
+	DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey
+	// Unlock makes priv usable, decrypting it with a passphrase if needed.
+	Unlock(priv *gcpacket.PrivateKey) error
+	// Passphrase returns the passphrase for symmetric encryption, or an
+	// error saying why there is none.
+	Passphrase() ([]byte, error)
+}
+
+// DecryptOptions configure Decrypt.
+type DecryptOptions struct {
+	Keys Keys
+	// AllowUnprotected reads Symmetrically Encrypted Data (tag 9), which
+	// has no integrity protection. Off by default: such plaintext can have
+	// been modified by anyone.
+	AllowUnprotected bool
+	// MaxDecompressed bounds the output of compressed packets (0: none).
+	MaxDecompressed int64
+	// Events, when set, is told what Decrypt finds, as it finds it.
+	Events Events
+}
+
+// MaxNesting bounds how deep packets may nest (compressed inside
+// compressed ...): real messages nest one or two levels; deeper nesting is
+// only ever an attack on the parser's stack or on the decompressor.
+const MaxNesting = 8
+
+// Events receives what Decrypt learns. Every method is called at most
+// once per message except Warning.
+type Events interface {
+	SessionKey(from string, c packet.CipherAlgo, format string) // e.g. from "PKESK 0x1234...", format "SEIPD v1"
+	Literal(l packet.Literal)
+	Verified() // the integrity check (MDC or final AEAD tag) passed
+	Warning(msg string)
+}
+
+// Result describes a decrypted message.
+type Result struct {
+	Encrypted bool
+	Format    string // "SEIPD v1", "SEIPD v2 OCB", ...
+	Cipher    packet.CipherAlgo
+	Literal   packet.Literal
+	Bytes     int64 // literal data written
+}
+
+type nopEvents struct{}
+
+func (nopEvents) SessionKey(string, packet.CipherAlgo, string) {}
+func (nopEvents) Literal(packet.Literal)                       {}
+func (nopEvents) Verified()                                    {}
+func (nopEvents) Warning(string)                               {}
+
+// maxSmallPacket bounds the packets parsed in memory (session keys,
+// signatures): the largest real ones, post-quantum PKESKs, are under 2 KiB.
+const maxSmallPacket = 64 << 10
+
+// Decrypt reads an OpenPGP message from in (binary or armored) and writes
+// its literal data to out. Integrity is verified before Decrypt returns
+// nil; when it returns an error, whatever it already wrote to out must be
+// treated as unauthenticated.
+func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
+	if opt.Events == nil {
+		opt.Events = nopEvents{}
+	}
+	src := iobuf.NewReader(in, iobuf.DefaultSize)
+	head, err := src.Peek(64)
+	if len(head) == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, errors.New("no input: the message is empty")
+		}
+		return nil, err
+	}
+	var r iobuf.Reader = src
+	if IsArmored(head) {
+		ar, err := NewArmorReader(src)
+		if err != nil {
+			return nil, err
+		}
+		r = iobuf.NewReader(ar, iobuf.DefaultSize)
+	}
+	d := &decryptor{opt: opt, out: out, res: &Result{}}
+	return d.res, d.top(r)
+}
+
+type decryptor struct {
+	opt      DecryptOptions
+	out      io.Writer
+	res      *Result
+	pkesks   []*packet.PKESK
+	skesks   []*packet.SKESK
+	literals int
+	warned   map[string]bool
+}
+
+func (d *decryptor) warn(msg string) {
+	if d.warned == nil {
+		d.warned = map[string]bool{}
+	}
+	if !d.warned[msg] {
+		d.warned[msg] = true
+		d.opt.Events.Warning(msg)
+	}
+}
+
+// top walks the outer packets: session keys, then one encrypted packet.
+func (d *decryptor) top(r iobuf.Reader) error {
+	seen := 0
+	for {
+		h, err := packet.ReadHeader(r)
+		if err == io.EOF {
+			if seen == 0 {
+				return errors.New("no OpenPGP packets found in the input")
+			}
+			if d.literals == 0 {
+				return errors.New("no encrypted data or literal data found: nothing to decrypt")
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		seen++
+		body := packet.NewBody(r, h)
+		switch h.Tag {
+		case packet.TagPKESK:
+			b, err := body.ReadAll(maxSmallPacket)
+			if err != nil {
+				return err
+			}
+			p, err := packet.ParsePKESK(b, h.Offset)
+			if err != nil {
+				return err
+			}
+			d.pkesks = append(d.pkesks, p)
+		case packet.TagSKESK:
+			b, err := body.ReadAll(maxSmallPacket)
+			if err != nil {
+				return err
+			}
+			s, err := packet.ParseSKESK(b, h.Offset)
+			if err != nil {
+				return err
+			}
+			d.skesks = append(d.skesks, s)
+		case packet.TagMarker, packet.TagPadding:
+			if err := body.Discard(); err != nil {
+				return err
+			}
+		case packet.TagSEIPD:
+			if d.res.Encrypted {
+				return &packet.StructuralError{Packet: "SEIPD", Offset: h.Offset, Msg: "a second encrypted data packet; a message has one"}
+			}
+			if err := d.seipd(body, h); err != nil {
+				return err
+			}
+		case packet.TagAEAD:
+			if d.res.Encrypted {
+				return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "a second encrypted data packet; a message has one"}
+			}
+			if err := d.aead(body, h); err != nil {
+				return err
+			}
+		case packet.TagSED:
+			if err := d.sed(body, h); err != nil {
+				return err
+			}
+		case packet.TagLiteral, packet.TagCompressed, packet.TagOnePassSignature, packet.TagSignature:
+			if d.res.Encrypted || len(d.pkesks)+len(d.skesks) > 0 {
+				return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unencrypted data next to encrypted data"}
+			}
+			d.warn("the message is not encrypted")
+			// A plain (signed or compressed) message: its packets are
+			// read like the contents of an encrypted one.
+			if err := d.plainPacket(r, h, body, 0); err != nil {
+				return err
+			}
+		case packet.TagPublicKey, packet.TagSecretKey:
+			return fmt.Errorf("the input is a key, not a message (use --import)")
+		default:
+			return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unexpected packet in a message"}
+		}
+	}
+}
+
+// seipd decrypts a SEIPD packet.
+func (d *decryptor) seipd(body *packet.Body, h packet.Header) error {
+	s, err := packet.ReadSEIPD(body, h.Offset)
+	if err != nil {
+		return err
+	}
+	switch s.Version {
+	case 1:
+		key, c, from, err := d.sessionKey(false)
+		if err != nil {
+			return err
+		}
+		d.res.Encrypted, d.res.Format, d.res.Cipher = true, "SEIPD v1", c
+		d.opt.Events.SessionKey(from, c, d.res.Format)
+		m, err := NewMDCReader(body, c, key)
+		if err != nil {
+			return err
+		}
+		return d.inside(m, body)
+	case 2:
+		return d.seipdV2(body, s)
+	}
+	return &packet.UnsupportedError{Packet: "SEIPD", Offset: h.Offset, What: "version"}
+}
+
+// inside reads the decrypted packets from plain and checks that the
+// encrypted packet ended where its contents did, with its integrity check
+// passed.
+func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
+	err := d.plainPackets(plain, 1)
+	if err != nil {
+		if errors.Is(err, ErrAuthentication) {
+			return ErrAuthentication
+		}
+		var we writeError
+		if errors.As(err, &we) {
+			return we.err
+		}
+		// Something inside did not parse. Finish the integrity check
+		// first: tampering must be reported as tampering, and a parse
+		// error in authenticated data as one generic error.
+		if derr := drain(plain); derr != nil {
+			return ErrAuthentication
+		}
+		return ErrMalformed
+	}
+	if buf, err := plain.Peek(1); len(buf) > 0 || !errors.Is(err, io.EOF) {
+		if err != nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, ErrAuthentication) {
+				return ErrAuthentication
+			}
+			return err
+		}
+		if drain(plain) != nil {
+			return ErrAuthentication
+		}
+		return ErrMalformed
+	}
+	d.opt.Events.Verified()
+	return nil
+}
+
+func drain(r iobuf.Reader) error {
+	for {
+		buf, err := r.Peek(1)
+		r.Consume(len(buf))
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// writeError marks a failure of the output, so it is not mistaken for bad input.
+type writeError struct{ err error }
+
+func (w writeError) Error() string { return w.err.Error() }
+func (w writeError) Unwrap() error { return w.err }
+
+// plainPackets reads the packets of a plaintext stream: literal data,
+// compressed data, signatures.
+func (d *decryptor) plainPackets(r iobuf.Reader, depth int) error {
+	for {
+		h, err := packet.ReadHeader(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.plainPacket(r, h, packet.NewBody(r, h), depth); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Body, depth int) error {
+	switch h.Tag {
+	case packet.TagLiteral:
+		if d.literals++; d.literals > 1 {
+			return &packet.StructuralError{Packet: "literal data", Offset: h.Offset, Msg: "a second literal data packet; a message has one"}
+		}
+		l, err := packet.ReadLiteral(body, h.Offset)
+		if err != nil {
+			return err
+		}
+		d.res.Literal = l
+		d.opt.Events.Literal(l)
+		n, err := copyOut(d.out, body)
+		d.res.Bytes = n
+		return err
+	case packet.TagCompressed:
+		if depth >= MaxNesting {
+			return &packet.StructuralError{Packet: "compressed data", Offset: h.Offset, Msg: fmt.Sprintf("packets nested more than %d deep", MaxNesting)}
+		}
+		buf, err := body.Peek(1)
+		if len(buf) < 1 {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = &packet.TruncatedError{Packet: "compressed data", Offset: h.Offset, Want: "the algorithm octet"}
+			}
+			return err
+		}
+		algo := packet.CompressionAlgo(buf[0])
+		body.Consume(1)
+		dc, err := NewDecompressor(body, algo, d.opt.MaxDecompressed)
+		if err != nil {
+			return err
+		}
+		defer dc.Close()
+		if err := d.plainPackets(iobuf.NewReader(dc, iobuf.DefaultSize), depth+1); err != nil {
+			return err
+		}
+		// Whatever follows the compressed stream inside its packet is
+		// not part of it; read it off so the next packet starts right.
+		return body.Discard()
+	case packet.TagOnePassSignature, packet.TagSignature:
+		if _, err := body.ReadAll(maxSmallPacket); err != nil {
+			return err
+		}
+		d.warn("the message is signed; signatures are not verified by this version, only decrypted")
+		return nil
+	case packet.TagMarker, packet.TagPadding:
+		return body.Discard()
+	}
+	return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unexpected packet inside a message"}
+}
+
+// copyOut streams a literal body to out, marking write failures so they
+// are reported as such.
+func copyOut(out io.Writer, body iobuf.Reader) (int64, error) {
+	var total int64
+	for {
+		buf, err := body.Peek(1)
+		if len(buf) > 0 {
+			n, werr := out.Write(buf)
+			body.Consume(n)
+			total += int64(n)
+			if werr != nil {
+				return total, writeError{werr}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package filter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+type passKeys struct{ pass []byte }
+
+func (passKeys) DecryptionKeys(*packet.PKESK) []*gcpacket.PrivateKey { return nil }
+func (passKeys) Unlock(*gcpacket.PrivateKey) error                   { return nil }
+func (k passKeys) Passphrase() ([]byte, error) {
+	if k.pass == nil {
+		return nil, errors.New("no passphrase")
+	}
+	return k.pass, nil
+}
+
+func payload(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*31 + i>>8)
+	}
+	return b
+}
+
+func encryptSym(t testing.TB, pt []byte, opt EncryptOptions) []byte {
+	t.Helper()
+	opt.Passphrase = []byte("pw")
+	opt.S2KCount = 1024
+	var out bytes.Buffer
+	if _, err := Encrypt(bytes.NewReader(pt), &out, opt); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func TestSymmetricRoundTrip(t *testing.T) {
+	for _, size := range []int{0, 1, 15, 16, 17, 65535, 65536, 1<<20 + 3} {
+		for _, comp := range []packet.CompressionAlgo{packet.CompressNone, packet.CompressZIP, packet.CompressZLIB} {
+			for _, armor := range []bool{false, true} {
+				name := fmt.Sprintf("%d/%v/armor=%v", size, comp, armor)
+				pt := payload(size)
+				ct := encryptSym(t, pt, EncryptOptions{Compress: comp, Armor: armor, Cipher: packet.CipherAES128})
+				var got bytes.Buffer
+				res, err := Decrypt(bytes.NewReader(ct), &got, DecryptOptions{Keys: passKeys{[]byte("pw")}})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !bytes.Equal(got.Bytes(), pt) {
+					t.Fatalf("%s: plaintext differs", name)
+				}
+				if res.Format != "SEIPD v1" || res.Cipher != packet.CipherAES128 {
+					t.Fatalf("%s: result %+v", name, res)
+				}
+			}
+		}
+	}
+}
+
+func TestMDCTampering(t *testing.T) {
+	pt := payload(100000)
+	ct := encryptSym(t, pt, EncryptOptions{})
+	// Flip a bit in the ciphertext body, in the MDC, and truncate.
+	for _, pos := range []int{len(ct) / 2, len(ct) - 1, len(ct) - 21, len(ct) - 23} {
+		bad := bytes.Clone(ct)
+		bad[pos] ^= 0x04
+		_, err := Decrypt(bytes.NewReader(bad), io.Discard, DecryptOptions{Keys: passKeys{[]byte("pw")}})
+		if !errors.Is(err, ErrAuthentication) && !errors.Is(err, ErrMalformed) {
+			t.Errorf("flip at %d of %d: got %v", pos, len(ct), err)
+		}
+	}
+	for _, cut := range []int{1, 10, 22, 23, 1000} {
+		_, err := Decrypt(bytes.NewReader(ct[:len(ct)-cut]), io.Discard, DecryptOptions{Keys: passKeys{[]byte("pw")}})
+		if err == nil {
+			t.Errorf("truncated by %d: no error", cut)
+		}
+	}
+	_, err := Decrypt(bytes.NewReader(ct), io.Discard, DecryptOptions{Keys: passKeys{[]byte("wrong")}})
+	if err == nil {
+		t.Errorf("wrong passphrase: no error")
+	}
+}
