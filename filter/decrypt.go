@@ -240,7 +240,9 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 		// first: tampering must be reported as tampering, and a parse
 		// error in authenticated data as one generic error.
 		if derr := drain(plain); derr != nil {
-			return ErrAuthentication
+			// The encrypted packet itself is broken: truncated, or
+			// failed its check. Neither depends on the plaintext.
+			return derr
 		}
 		return ErrMalformed
 	}
@@ -251,8 +253,8 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 			}
 			return err
 		}
-		if drain(plain) != nil {
-			return ErrAuthentication
+		if derr := drain(plain); derr != nil {
+			return derr
 		}
 		return ErrMalformed
 	}

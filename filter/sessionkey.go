@@ -55,6 +55,9 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, string, erro
 			err = errors.New("no passphrase given")
 		}
 		if err != nil {
+			if len(d.pkesks) == 0 {
+				return nil, 0, "", fmt.Errorf("the message is encrypted with a passphrase: %w", err)
+			}
 			errs = append(errs, err.Error())
 		} else {
 			for _, s := range d.skesks {

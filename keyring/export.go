@@ -1,0 +1,91 @@
+package keyring
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+)
+
+// Export writes the matching keys (all without patterns), as transferable
+// public keys or, with secret, transferable secret keys; armored or binary.
+func (r *Ring) Export(w io.Writer, patterns []string, secret, armored bool) error {
+	keys, err := r.Select(patterns, secret)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	v6 := false
+	for _, k := range keys {
+		v6 = v6 || k.Version() == 6
+		if !secret {
+			buf.Write(k.pub.bytes())
+			continue
+		}
+		b, err := k.secretExportBlock()
+		if err != nil {
+			return err
+		}
+		buf.Write(b.bytes())
+	}
+	if !armored {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	typ := publicKeyBlock
+	if secret {
+		typ = privateKeyBlock
+	}
+	// RFC 9580 section 6.1: no CRC-24 with v6 keys; older readers may
+	// still want it on v4 data, and it costs nothing there.
+	aw, err := armor.EncodeWithChecksumOption(w, typ, nil, !v6)
+	if err != nil {
+		return err
+	}
+	if _, err := aw.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if err := aw.Close(); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}
+
+// secretExportBlock is the public certificate, which has every merged
+// user ID and signature, with the key packets replaced by their secret
+// forms where the secret ring has them.
+func (k *Key) secretExportBlock() (*block, error) {
+	secPkts := map[string]rawPacket{}
+	for _, c := range k.sec.components() {
+		if c.pkt.tag != tagSecretKey && c.pkt.tag != tagSecretSubkey {
+			continue
+		}
+		fp, err := fingerprintOf(c.pkt)
+		if err != nil {
+			return nil, err
+		}
+		secPkts[string(fp)] = c.pkt
+	}
+	b := k.pub.clone()
+	fp, err := fingerprintOf(b.primary.pkt)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := secPkts[string(fp)]
+	if !ok {
+		return nil, fmt.Errorf("keyring: secret ring entry for %s lacks the primary secret key", k.Fingerprint())
+	}
+	b.primary.pkt = p
+	for i := range b.subs {
+		fp, err := fingerprintOf(b.subs[i].pkt)
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := secPkts[string(fp)]; ok {
+			b.subs[i].pkt = p
+		}
+	}
+	return b, nil
+}

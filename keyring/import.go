@@ -1,0 +1,204 @@
+package keyring
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+)
+
+// ImportStats counts what Import did, in the categories gpg reports.
+type ImportStats struct {
+	Processed       int // key blocks read
+	Imported        int // new certificates
+	Unchanged       int // known certificates that gained nothing
+	NewSubkeys      int
+	NewUserIDs      int
+	NewSigs         int
+	SecretRead      int // secret key blocks read
+	SecretImported  int // secret keys new to the ring (or newly holding secret material)
+	SecretUnchanged int
+	Skipped         int // blocks refused; Import's error says why
+}
+
+const (
+	publicKeyBlock  = "PGP PUBLIC KEY BLOCK"
+	privateKeyBlock = "PGP PRIVATE KEY BLOCK"
+)
+
+var armorStart = []byte("-----BEGIN PGP ")
+
+// decodeKeyData returns the packets of rd: every armored key block in it
+// when it contains armor, else the bytes themselves.
+func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
+	data, err := readAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: reading keys: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("keyring: no key data (empty input)")
+	}
+	if !bytes.Contains(data, armorStart) {
+		if data[0]&0x80 == 0 {
+			return nil, fmt.Errorf("%w: input is neither armored (no \"-----BEGIN PGP\" line) nor binary OpenPGP (first byte 0x%02x)", ErrMalformed, data[0])
+		}
+		return splitPackets(data)
+	}
+	var pkts []rawPacket
+	var other []string
+	for rest := data; ; {
+		i := bytes.Index(rest, armorStart)
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		blk, err := armor.Decode(bytes.NewReader(rest))
+		if err != nil {
+			return nil, fmt.Errorf("keyring: decoding armor: %w", err)
+		}
+		body, err := readAll(blk.Body)
+		if err != nil {
+			return nil, fmt.Errorf("keyring: decoding armored %s: %w", blk.Type, err)
+		}
+		rest = rest[len(armorStart):]
+		if blk.Type != publicKeyBlock && blk.Type != privateKeyBlock {
+			other = append(other, blk.Type)
+			continue
+		}
+		p, err := splitPackets(body)
+		if err != nil {
+			return nil, err
+		}
+		pkts = append(pkts, p...)
+	}
+	if len(pkts) == 0 {
+		return nil, fmt.Errorf("keyring: no armored key block in input (found %q); expected %q or %q", other, publicKeyBlock, privateKeyBlock)
+	}
+	return pkts, nil
+}
+
+// Import reads keys from rd, armored or binary, any number of them, and
+// merges them into the ring: a known certificate gains the user IDs,
+// subkeys and signatures it lacked. Secret keys go to the secret ring and
+// their public part to the public ring. Blocks that cannot be read are
+// skipped and reported in the returned error; the others are still
+// imported.
+func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
+	var st ImportStats
+	pkts, err := decodeKeyData(rd)
+	if err != nil {
+		return st, err
+	}
+	blocks, err := splitBlocks(pkts)
+	if err != nil {
+		return st, err
+	}
+	var errs []error
+	changed := false
+	for _, b := range blocks {
+		st.Processed++
+		if b.secret() {
+			st.SecretRead++
+		}
+		c, err := r.importBlock(b, &st)
+		if err != nil {
+			st.Skipped++
+			errs = append(errs, err)
+			continue
+		}
+		changed = changed || c
+	}
+	if changed {
+		if err := r.save(); err != nil {
+			return st, err
+		}
+	}
+	return st, errors.Join(errs...)
+}
+
+// importBlock merges one transferable key into the ring and reports
+// whether the ring changed.
+func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
+	pub := b
+	if b.secret() {
+		var err error
+		if pub, err = publicBlock(b); err != nil {
+			return false, err
+		}
+	}
+	// Parse before touching the ring, so a key go-crypto cannot read is
+	// refused whole instead of half-merged.
+	cand, err := newKey(pub.clone(), nil)
+	if err != nil {
+		fp, _ := fingerprintOf(pub.primary.pkt)
+		return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
+	}
+	k := r.byFingerprint(cand.Fingerprint())
+	if k == nil {
+		k = cand
+		if b.secret() {
+			k.sec = b.clone()
+			st.SecretImported++
+			if err := k.refresh(); err != nil {
+				return false, fmt.Errorf("keyring: key %s skipped: %w", k.Fingerprint(), err)
+			}
+		}
+		r.keys = append(r.keys, k)
+		st.Imported++
+		return true, nil
+	}
+	// Merge into copies and swap them in only once they parse, so a
+	// failure leaves the known key as it was.
+	np := k.pub.clone()
+	m, err := merge(np, pub)
+	if err != nil {
+		return false, err
+	}
+	st.NewUserIDs += m.uids
+	st.NewSubkeys += m.subs
+	st.NewSigs += m.sigs
+	changed := m.changed()
+	if !changed {
+		st.Unchanged++
+	}
+	ns := k.sec
+	if b.secret() {
+		if ns == nil {
+			ns = b.clone()
+			st.SecretImported++
+			changed = true
+		} else {
+			ns = ns.clone()
+			sm, err := merge(ns, b)
+			if err != nil {
+				return false, err
+			}
+			if sm.secret {
+				st.SecretImported++
+			} else {
+				st.SecretUnchanged++
+			}
+			changed = changed || sm.changed()
+		}
+	}
+	if !changed {
+		return false, nil
+	}
+	nk, err := newKey(np, ns)
+	if err != nil {
+		return false, fmt.Errorf("keyring: key %s after merge: %w", k.Fingerprint(), err)
+	}
+	*k = *nk
+	return true, nil
+}
+
+func (r *Ring) byFingerprint(fpr string) *Key {
+	for _, k := range r.keys {
+		if k.Fingerprint() == fpr {
+			return k
+		}
+	}
+	return nil
+}

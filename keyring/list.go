@@ -1,0 +1,423 @@
+package keyring
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+)
+
+// Capability bits, in the order gpg prints them.
+const (
+	capSign = 1 << iota
+	capCertify
+	capEncrypt
+	capAuth
+)
+
+// keyState is what a listing shows about one primary key or subkey.
+type keyState struct {
+	pub     *packet.PublicKey
+	caps    int
+	expires time.Time // zero: never
+	revoked bool
+	expired bool
+	invalid bool // no valid self-signature
+	secret  byte // 0: no secret part, '+': available, '#': stub without secret material
+}
+
+func capsOf(sig *packet.Signature, algo packet.PublicKeyAlgorithm, primary bool) int {
+	if sig == nil || !sig.FlagsValid {
+		// No key flags: assume what the algorithm can do, as gpg does.
+		c := 0
+		if algo.CanSign() {
+			c |= capSign
+			if primary {
+				c |= capCertify
+			}
+		}
+		if algo.CanEncrypt() {
+			c |= capEncrypt
+		}
+		return c
+	}
+	c := 0
+	if sig.FlagSign {
+		c |= capSign
+	}
+	if sig.FlagCertify || primary {
+		// A primary key always certifies its own components
+		// (RFC 9580 section 5.2.3.29), whatever its flags say.
+		c |= capCertify
+	}
+	if sig.FlagEncryptCommunications || sig.FlagEncryptStorage {
+		c |= capEncrypt
+	}
+	if sig.FlagAuthenticate {
+		c |= capAuth
+	}
+	return c
+}
+
+func expiryOf(pk *packet.PublicKey, sig *packet.Signature) time.Time {
+	if sig == nil || sig.KeyLifetimeSecs == nil || *sig.KeyLifetimeSecs == 0 {
+		return time.Time{}
+	}
+	return pk.CreationTime.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second)
+}
+
+func (k *Key) secretMark(pk *packet.PublicKey) byte {
+	if k.sec == nil {
+		return 0
+	}
+	priv := k.PrivateKey(pk.Fingerprint)
+	if priv == nil || priv.Dummy() {
+		return '#'
+	}
+	return '+'
+}
+
+func (k *Key) primaryState(now time.Time) keyState {
+	e := k.ent
+	st := keyState{pub: e.PrimaryKey, secret: k.secretMark(e.PrimaryKey)}
+	sig, err := e.PrimarySelfSignature(time.Time{}, config)
+	if err != nil {
+		st.invalid = true
+	}
+	st.caps = capsOf(sig, e.PrimaryKey.PubKeyAlgo, true)
+	st.expires = expiryOf(e.PrimaryKey, sig)
+	if e.PrimaryKey.Version != 6 {
+		// A v4 direct-key signature can also set an expiry.
+		if ds, err := e.LatestValidDirectSignature(time.Time{}, config); err == nil {
+			if x := expiryOf(e.PrimaryKey, ds); !x.IsZero() && (st.expires.IsZero() || x.Before(st.expires)) {
+				st.expires = x
+			}
+		}
+	}
+	st.revoked = e.Revoked(now)
+	st.expired = !st.expires.IsZero() && now.After(st.expires)
+	return st
+}
+
+func (k *Key) subkeyState(s *v2.Subkey, now time.Time) keyState {
+	st := keyState{pub: s.PublicKey, secret: k.secretMark(s.PublicKey)}
+	sig, err := s.LatestValidBindingSignature(time.Time{}, config)
+	if err != nil {
+		st.invalid = true
+		return st
+	}
+	st.caps = capsOf(sig, s.PublicKey.PubKeyAlgo, false)
+	st.expires = expiryOf(s.PublicKey, sig)
+	st.revoked = s.Revoked(sig, now)
+	st.expired = !st.expires.IsZero() && now.After(st.expires)
+	return st
+}
+
+// curveName gives gpg's name for an elliptic-curve key, and its size in
+// bits as gpg shows it in listings.
+func curveName(pk *packet.PublicKey) (string, int) {
+	c, err := pk.Curve()
+	if err != nil {
+		return "", 0
+	}
+	enc := pk.PubKeyAlgo == packet.PubKeyAlgoECDH || pk.PubKeyAlgo == packet.PubKeyAlgoX25519 || pk.PubKeyAlgo == packet.PubKeyAlgoX448
+	switch c {
+	case packet.Curve25519:
+		if enc {
+			return "cv25519", 255
+		}
+		return "ed25519", 255
+	case packet.Curve448:
+		if enc {
+			return "cv448", 448
+		}
+		return "ed448", 448
+	case packet.CurveNistP256:
+		return "nistp256", 256
+	case packet.CurveNistP384:
+		return "nistp384", 384
+	case packet.CurveNistP521:
+		return "nistp521", 521
+	case packet.CurveBrainpoolP256:
+		return "brainpoolP256r1", 256
+	case packet.CurveBrainpoolP384:
+		return "brainpoolP384r1", 384
+	case packet.CurveBrainpoolP512:
+		return "brainpoolP512r1", 512
+	case packet.CurveSecP256k1:
+		return "secp256k1", 256
+	}
+	return strings.ToLower(string(c)), 0
+}
+
+// algoName returns gpg's short algorithm string ("rsa3072", "ed25519") and
+// the key size gpg prints in colon listings.
+func algoName(pk *packet.PublicKey) (string, int) {
+	switch pk.PubKeyAlgo {
+	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSAEncryptOnly, packet.PubKeyAlgoRSASignOnly:
+		n, _ := pk.BitLength()
+		return "rsa" + strconv.Itoa(int(n)), int(n)
+	case packet.PubKeyAlgoDSA:
+		n, _ := pk.BitLength()
+		return "dsa" + strconv.Itoa(int(n)), int(n)
+	case packet.PubKeyAlgoElGamal:
+		n, _ := pk.BitLength()
+		return "elg" + strconv.Itoa(int(n)), int(n)
+	}
+	if name, bits := curveName(pk); name != "" {
+		return name, bits
+	}
+	n, _ := pk.BitLength()
+	return "algo" + strconv.Itoa(int(pk.PubKeyAlgo)), int(n)
+}
+
+// capString spells capabilities in gpg's colon order (e, s, c, a).
+func capString(c int, upper bool) string {
+	var b strings.Builder
+	for _, x := range []struct {
+		bit int
+		ch  byte
+	}{{capEncrypt, 'e'}, {capSign, 's'}, {capCertify, 'c'}, {capAuth, 'a'}} {
+		if c&x.bit != 0 {
+			ch := x.ch
+			if upper {
+				ch -= 'a' - 'A'
+			}
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+// usageString spells capabilities as gpg's human listing does: [SCEA].
+func usageString(c int) string {
+	var b strings.Builder
+	for _, x := range []struct {
+		bit int
+		ch  byte
+	}{{capSign, 'S'}, {capCertify, 'C'}, {capEncrypt, 'E'}, {capAuth, 'A'}} {
+		if c&x.bit != 0 {
+			b.WriteByte(x.ch)
+		}
+	}
+	return b.String()
+}
+
+func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
+
+// ListKeys writes the matching keys in gpg's human format or, with
+// withColons, as gpg's machine-readable records (GnuPG doc/DETAILS).
+// With secret, only keys with a secret part are listed, as sec/ssb.
+func (r *Ring) ListKeys(w io.Writer, patterns []string, secret, withColons bool) error {
+	keys, err := r.Select(patterns, secret)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	now := time.Now()
+	if withColons {
+		for _, k := range keys {
+			k.writeColons(bw, secret, now)
+		}
+		return bw.Flush()
+	}
+	if len(patterns) == 0 && len(keys) > 0 {
+		// gpg names the ring file above a full listing.
+		name := filepath.Join(r.home, pubringName)
+		if secret {
+			name = filepath.Join(r.home, secringName)
+		}
+		fmt.Fprintf(bw, "%s\n%s\n", name, strings.Repeat("-", len(name)))
+	}
+	for _, k := range keys {
+		k.writeHuman(bw, secret, now)
+	}
+	return bw.Flush()
+}
+
+func stateSuffix(st keyState) string {
+	switch {
+	case st.revoked:
+		return " [revoked]"
+	case st.expired:
+		return " [expired: " + day(st.expires) + "]"
+	case !st.expires.IsZero():
+		return " [expires: " + day(st.expires) + "]"
+	}
+	return ""
+}
+
+func (k *Key) writeHuman(w io.Writer, secret bool, now time.Time) {
+	ps := k.primaryState(now)
+	typ, subTyp := "pub", "sub"
+	if secret {
+		typ, subTyp = "sec", "ssb"
+	}
+	mark := func(st keyState) string {
+		if secret && st.secret == '#' {
+			return "#"
+		}
+		return ""
+	}
+	algo, _ := algoName(ps.pub)
+	fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", typ+mark(ps), algo, day(ps.pub.CreationTime), usageString(ps.caps), stateSuffix(ps))
+	fmt.Fprintf(w, "      %s\n", k.Fingerprint())
+	for _, u := range k.uidStates(ps, now) {
+		fmt.Fprintf(w, "uid           [%8s] %s\n", u.validity, u.name)
+	}
+	for i := range k.ent.Subkeys {
+		ss := k.subkeyState(&k.ent.Subkeys[i], now)
+		if ss.invalid {
+			continue
+		}
+		algo, _ := algoName(ss.pub)
+		fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", subTyp+mark(ss), algo, day(ss.pub.CreationTime), usageString(ss.caps), stateSuffix(ss))
+	}
+	fmt.Fprintln(w)
+}
+
+type uidState struct {
+	name     string
+	validity string // human: "unknown", "revoked", "expired"
+	colon    string // field 2 of the uid record
+	created  time.Time
+	expires  time.Time
+}
+
+func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
+	var out []uidState
+	for _, u := range k.pub.uids {
+		if u.pkt.tag != tagUserID {
+			continue
+		}
+		id := k.ent.Identities[string(u.pkt.body)]
+		if id == nil {
+			continue
+		}
+		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
+		if err != nil {
+			continue // unsigned user IDs are not shown; see UserIDs
+		}
+		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime}
+		if sig.SigLifetimeSecs != nil && *sig.SigLifetimeSecs != 0 {
+			us.expires = sig.CreationTime.Add(time.Duration(*sig.SigLifetimeSecs) * time.Second)
+		}
+		switch {
+		case ps.revoked || id.Revoked(sig, now, config):
+			us.validity, us.colon = "revoked", "r"
+		case ps.expired || (!us.expires.IsZero() && now.After(us.expires)):
+			us.validity, us.colon = "expired", "e"
+		}
+		out = append(out, us)
+	}
+	return out
+}
+
+func colonValidity(st keyState) string {
+	switch {
+	case st.revoked:
+		return "r"
+	case st.expired:
+		return "e"
+	case st.invalid:
+		return "i"
+	}
+	return "-"
+}
+
+func epoch(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(t.Unix(), 10)
+}
+
+// colonEscape escapes a field per GnuPG doc/DETAILS: the delimiter, the
+// backslash and control characters become \xNN, so a user ID can never
+// add fields or records.
+func colonEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || c == ':' || c == '\\' {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// colonRecord writes fields 1..n joined by ':' with gpg's trailing colon.
+func colonRecord(w io.Writer, f []string) {
+	fmt.Fprintf(w, "%s:\n", strings.Join(f, ":"))
+}
+
+func keyFields(typ string, st keyState, caps string, secret bool) []string {
+	f := make([]string, 20)
+	algo, bits := algoName(st.pub)
+	f[0] = typ
+	f[1] = colonValidity(st)
+	f[2] = strconv.Itoa(bits)
+	f[3] = strconv.Itoa(int(st.pub.PubKeyAlgo))
+	f[4] = fmt.Sprintf("%016X", st.pub.KeyId)
+	f[5] = epoch(st.pub.CreationTime)
+	f[6] = epoch(st.expires)
+	f[11] = caps
+	if secret && st.secret != 0 {
+		f[14] = string(st.secret)
+	}
+	if name, _ := curveName(st.pub); name != "" {
+		f[16] = algo
+	}
+	return f
+}
+
+func (k *Key) writeColons(w io.Writer, secret bool, now time.Time) {
+	ps := k.primaryState(now)
+	typ, subTyp := "pub", "sub"
+	if secret {
+		typ, subTyp = "sec", "ssb"
+	}
+	// Upper-case capabilities are those of the whole key: what its usable
+	// primary key and subkeys can do together.
+	var subs []keyState
+	total := 0
+	usable := func(st keyState) bool { return !st.revoked && !st.expired && !st.invalid }
+	if usable(ps) {
+		total |= ps.caps
+	}
+	for i := range k.ent.Subkeys {
+		ss := k.subkeyState(&k.ent.Subkeys[i], now)
+		if ss.invalid {
+			continue
+		}
+		subs = append(subs, ss)
+		if usable(ss) && usable(ps) {
+			total |= ss.caps
+		}
+	}
+	f := keyFields(typ, ps, capString(ps.caps, false)+capString(total, true), secret)
+	f[8] = "-" // owner trust: none, there is no trust model
+	colonRecord(w, f)
+	colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", k.Fingerprint()})
+	for _, u := range k.uidStates(ps, now) {
+		f := make([]string, 20)
+		f[0] = "uid"
+		f[1] = u.colon
+		f[5] = epoch(u.created)
+		f[6] = epoch(u.expires)
+		f[9] = colonEscape(u.name)
+		colonRecord(w, f)
+	}
+	for _, ss := range subs {
+		colonRecord(w, keyFields(subTyp, ss, capString(ss.caps, false), secret))
+		colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", fmt.Sprintf("%X", ss.pub.Fingerprint)})
+	}
+}

@@ -1,0 +1,309 @@
+package keyring
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+)
+
+// Recipient is a key to encrypt a message to.
+type Recipient struct {
+	Key *Key
+	// Pub is the encryption-capable (sub)key that is valid now.
+	Pub *packet.PublicKey
+	// Version is the key version, 4 or 6.
+	Version int
+	// SEIPDv2 is set for v6 keys and for keys whose features subpacket
+	// announces SEIPDv2 (0x08); such recipients can read RFC 9580 AEAD.
+	SEIPDv2 bool
+	// LibrePGPAEAD is set when the features subpacket has 0x02, GnuPG's
+	// OCB packet (tag 20).
+	LibrePGPAEAD bool
+}
+
+// ErrNoEncryptionKey is returned (wrapped) for a key that has no usable
+// encryption-capable key: none flagged for encryption, or all revoked or
+// expired.
+var ErrNoEncryptionKey = errors.New("no usable encryption subkey")
+
+// ErrBadPassphrase is returned (wrapped) by Unlock when the passphrase
+// does not open the key.
+var ErrBadPassphrase = errors.New("bad passphrase")
+
+// Recipients resolves a recipient specification: a fingerprint (40 or 64
+// hex digits, optional 0x, spaces allowed), a long key ID (16 hex digits),
+// "<mail>", or any user ID substring (case-insensitive). A fingerprint or
+// key ID ending in "!" names exactly that (sub)key. Every key that
+// matches must have a usable encryption key, else it is an error wrapping
+// ErrNoEncryptionKey.
+func (r *Ring) Recipients(spec string) ([]Recipient, error) {
+	keys, err := r.Select([]string{spec}, false)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := parsePattern(spec)
+	var out []Recipient
+	for _, k := range keys {
+		rc, err := k.recipient(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// RecipientsFromFile reads certificates from a file, armored or binary,
+// and returns one recipient per certificate, without touching any ring.
+func RecipientsFromFile(path string) ([]Recipient, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: recipient file: %w", err)
+	}
+	defer f.Close()
+	pkts, err := decodeKeyData(f)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
+	}
+	blocks, err := splitBlocks(pkts)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
+	}
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("keyring: recipient file %s holds no certificate", path)
+	}
+	var out []Recipient
+	for _, b := range blocks {
+		if b.secret() {
+			if b, err = publicBlock(b); err != nil {
+				return nil, err
+			}
+		}
+		k, err := newKey(b, nil)
+		if err != nil {
+			return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
+		}
+		rc, err := k.recipient(matcher{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+func (k *Key) recipient(m matcher) (Recipient, error) {
+	now := time.Now()
+	var pub *packet.PublicKey
+	if m.bang {
+		p, err := k.exactEncryptionKey(m, now)
+		if err != nil {
+			return Recipient{}, err
+		}
+		pub = p
+	} else {
+		ek, err := k.ent.EncryptionKeyWithError(now, config)
+		if err != nil {
+			return Recipient{}, fmt.Errorf("keyring: key %s %q: %w (%v)", k.Fingerprint(), k.PrimaryUserID(), ErrNoEncryptionKey, simplifyErr(err))
+		}
+		pub = ek.PublicKey
+	}
+	rc := Recipient{Key: k, Pub: pub, Version: k.ent.PrimaryKey.Version}
+	f := k.features(now)
+	rc.SEIPDv2 = rc.Version == 6 || f&0x08 != 0
+	rc.LibrePGPAEAD = f&0x02 != 0
+	return rc, nil
+}
+
+// simplifyErr unwraps go-crypto's selection error to its cause, which
+// reads better in a message than its nested wording.
+func simplifyErr(err error) error {
+	var sel pgperrors.ErrEncryptionKeySelection
+	var psel *pgperrors.ErrEncryptionKeySelection
+	switch {
+	case errors.As(err, &sel):
+	case errors.As(err, &psel):
+		sel = *psel
+	default:
+		return err
+	}
+	if sel.PrimaryKeyErr != nil {
+		return sel.PrimaryKeyErr
+	}
+	if sel.EncSelectionErr != nil {
+		return sel.EncSelectionErr
+	}
+	return err
+}
+
+// exactEncryptionKey handles "ID!": the named (sub)key itself, if it is
+// valid now and may encrypt.
+func (k *Key) exactEncryptionKey(m matcher, now time.Time) (*packet.PublicKey, error) {
+	primarySig, err := k.ent.VerifyPrimaryKey(now, config)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: key %s: %w (%v)", k.Fingerprint(), ErrNoEncryptionKey, err)
+	}
+	if m.matchPub(k.ent.PrimaryKey) {
+		if capsOf(primarySig, k.ent.PrimaryKey.PubKeyAlgo, true)&capEncrypt == 0 || !k.ent.PrimaryKey.PubKeyAlgo.CanEncrypt() {
+			return nil, fmt.Errorf("keyring: primary key %s: %w (not flagged for encryption)", k.Fingerprint(), ErrNoEncryptionKey)
+		}
+		return k.ent.PrimaryKey, nil
+	}
+	for i := range k.ent.Subkeys {
+		s := &k.ent.Subkeys[i]
+		if !m.matchPub(s.PublicKey) {
+			continue
+		}
+		sig, err := s.Verify(now, config)
+		if err != nil {
+			return nil, fmt.Errorf("keyring: subkey %X: %w (%v)", s.PublicKey.Fingerprint, ErrNoEncryptionKey, err)
+		}
+		if capsOf(sig, s.PublicKey.PubKeyAlgo, false)&capEncrypt == 0 || !s.PublicKey.PubKeyAlgo.CanEncrypt() {
+			return nil, fmt.Errorf("keyring: subkey %X: %w (not flagged for encryption)", s.PublicKey.Fingerprint, ErrNoEncryptionKey)
+		}
+		return s.PublicKey, nil
+	}
+	return nil, fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), ErrNoKey)
+}
+
+// features returns the first octet of the key's features subpacket
+// (RFC 9580 section 5.2.3.32), from the self-signature that carries the
+// key's preferences, or from the direct-key signature if that one has it.
+// go-crypto decodes only the RFC 9580 bits, so the octet is read from the
+// hashed subpacket area directly, to see GnuPG's 0x02 as well.
+func (k *Key) features(now time.Time) byte {
+	var f byte
+	if sig, err := k.ent.PrimarySelfSignature(now, config); err == nil {
+		f |= featuresOf(sig)
+	}
+	if sig, err := k.ent.LatestValidDirectSignature(now, config); err == nil {
+		f |= featuresOf(sig)
+	}
+	return f
+}
+
+func featuresOf(sig *packet.Signature) byte {
+	if sig == nil {
+		return 0
+	}
+	// HashSuffix begins with version, type, algorithms and the hashed
+	// subpacket length (2 octets in v4, 4 in v6), then the subpackets.
+	h := sig.HashSuffix
+	var area []byte
+	switch {
+	case sig.Version == 6 && len(h) >= 8:
+		n := int(uint32(h[4])<<24 | uint32(h[5])<<16 | uint32(h[6])<<8 | uint32(h[7]))
+		if n <= len(h)-8 {
+			area = h[8 : 8+n]
+		}
+	case sig.Version == 4 && len(h) >= 6:
+		n := int(h[4])<<8 | int(h[5])
+		if n <= len(h)-6 {
+			area = h[6 : 6+n]
+		}
+	}
+	for len(area) > 0 {
+		// Subpacket length: RFC 9580 section 5.2.3.7.
+		var n, hl int
+		switch l := int(area[0]); {
+		case l < 192:
+			n, hl = l, 1
+		case l < 255:
+			if len(area) < 2 {
+				return 0
+			}
+			n, hl = (l-192)<<8+int(area[1])+192, 2
+		default:
+			if len(area) < 5 {
+				return 0
+			}
+			n, hl = int(uint32(area[1])<<24|uint32(area[2])<<16|uint32(area[3])<<8|uint32(area[4])), 5
+		}
+		if n < 1 || n > len(area)-hl {
+			return 0
+		}
+		body := area[hl : hl+n]
+		if body[0]&0x7f == 30 && len(body) > 1 {
+			return body[1]
+		}
+		area = area[hl+n:]
+	}
+	return 0
+}
+
+// DecryptionKeys returns the secret keys that may decrypt a message whose
+// PKESK names keyID; keyID 0 (an anonymous recipient) returns every one.
+// Encryption subkeys are included, and the primary key when it may
+// encrypt. Time is not checked: an expired or revoked key must still open
+// the messages sent to it before. Keys come back as stored, possibly
+// locked; see Unlock. Stubs without secret material are left out.
+func (r *Ring) DecryptionKeys(keyID uint64) []*packet.PrivateKey {
+	var out []*packet.PrivateKey
+	for _, k := range r.keys {
+		if k.sec == nil {
+			continue
+		}
+		for _, dk := range k.ent.DecryptionKeys(keyID, time.Time{}, config) {
+			priv := k.PrivateKey(dk.PublicKey.Fingerprint)
+			if priv == nil || priv.Dummy() {
+				continue
+			}
+			out = append(out, priv)
+		}
+	}
+	return out
+}
+
+// DecryptionKeysByFingerprint is DecryptionKeys for a v6 PKESK, which
+// names the recipient by fingerprint rather than key ID.
+func (r *Ring) DecryptionKeysByFingerprint(fpr []byte) []*packet.PrivateKey {
+	if len(fpr) < 8 {
+		return nil
+	}
+	var id uint64
+	if len(fpr) == 20 {
+		// v4 key ID: the low 64 bits of the fingerprint.
+		fpr8 := fpr[12:]
+		for _, c := range fpr8 {
+			id = id<<8 | uint64(c)
+		}
+	} else {
+		// v6 key ID: the high 64 bits.
+		for _, c := range fpr[:8] {
+			id = id<<8 | uint64(c)
+		}
+	}
+	var out []*packet.PrivateKey
+	for _, p := range r.DecryptionKeys(id) {
+		if bytes.Equal(p.Fingerprint, fpr) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Unlock decrypts a secret key's material in place with passphrase. It does
+// nothing for a key that is not locked, so calling it twice is harmless.
+func Unlock(priv *packet.PrivateKey, passphrase []byte) error {
+	if priv == nil {
+		return fmt.Errorf("keyring: unlock: no key")
+	}
+	if priv.Dummy() {
+		return fmt.Errorf("keyring: key %X is a stub without secret material", priv.Fingerprint)
+	}
+	if !priv.Encrypted {
+		return nil
+	}
+	if err := priv.Decrypt(passphrase); err != nil {
+		// go-crypto says "checksum failure" or reports an AEAD
+		// failure; both mean the passphrase is wrong (or the key
+		// corrupt, which the user cannot tell apart).
+		return fmt.Errorf("keyring: unlocking key %X: %w (%v)", priv.Fingerprint, ErrBadPassphrase, err)
+	}
+	return nil
+}
