@@ -1,13 +1,12 @@
 package filter
 
 import (
-	"crypto/cipher"
 	"crypto/rand"
-	"crypto/sha1"
 	"crypto/subtle"
 	"errors"
-	"hash"
 	"io"
+
+	"github.com/pgpstream/pgpstream/internal/cfb"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -31,8 +30,8 @@ const mdcTrailer = 22
 // to do with released plaintext if the check then fails.
 type MDCReader struct {
 	src    iobuf.Reader
-	stream cipher.Stream
-	sha    hash.Hash
+	stream cfb.Stream
+	sha    mdcHash
 	buf    []byte
 	r, w   int
 	done   bool
@@ -49,7 +48,7 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 		return nil, err
 	}
 	bs := c.BlockSize()
-	m := &MDCReader{src: src, stream: stream, sha: sha1.New(), buf: make([]byte, iobuf.DefaultSize)}
+	m := &MDCReader{src: src, stream: stream, sha: newMDCHash(), buf: make([]byte, iobuf.DefaultSize)}
 	pre, err := src.Peek(bs + 2 + mdcTrailer)
 	if len(pre) < bs+2+mdcTrailer {
 		if err == nil || errors.Is(err, io.EOF) {
@@ -61,6 +60,7 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 	stream.XORKeyStream(prefix[:bs+2], pre[:bs+2])
 	src.Consume(bs + 2)
 	if prefix[bs-2] != prefix[bs] || prefix[bs-1] != prefix[bs+1] {
+		m.sha.Close()
 		return nil, ErrAuthentication
 	}
 	m.sha.Write(prefix[:bs+2])
@@ -75,6 +75,7 @@ func (m *MDCReader) fill() {
 	ct, err := m.src.Peek(mdcTrailer + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		m.err = err
+		m.sha.Close()
 		return
 	}
 	if err == nil {
@@ -88,6 +89,7 @@ func (m *MDCReader) fill() {
 	// The body has ended: all but the trailer is data.
 	if len(ct) < mdcTrailer {
 		m.err = &packet.TruncatedError{Packet: "SEIPD", Offset: -1, Want: "the MDC packet"}
+		m.sha.Close()
 		return
 	}
 	n := len(ct) - mdcTrailer
@@ -106,8 +108,9 @@ func (m *MDCReader) fill() {
 	m.stream.XORKeyStream(trailer[:], ct[n:])
 	m.src.Consume(len(ct))
 	m.sha.Write(trailer[:2])
-	sum := m.sha.Sum(nil)
-	ok := subtle.ConstantTimeByteEq(trailer[0], 0xd3) & subtle.ConstantTimeByteEq(trailer[1], 0x14) & subtle.ConstantTimeCompare(sum, trailer[2:])
+	sum := m.sha.Sum20()
+	m.sha.Close()
+	ok := subtle.ConstantTimeByteEq(trailer[0], 0xd3) & subtle.ConstantTimeByteEq(trailer[1], 0x14) & subtle.ConstantTimeCompare(sum[:], trailer[2:])
 	if ok != 1 {
 		m.err = ErrAuthentication
 		return
@@ -168,8 +171,8 @@ func (m *MDCReader) Read(p []byte) (int, error) { return iobuf.ReadVia(m, p) }
 // chunk buffer.
 type MDCWriter struct {
 	dst    iobuf.Writer
-	stream cipher.Stream
-	sha    hash.Hash
+	stream cfb.Stream
+	sha    mdcHash
 	err    error
 }
 
@@ -179,7 +182,7 @@ func NewMDCWriter(dst iobuf.Writer, c packet.CipherAlgo, key []byte) (*MDCWriter
 	if err != nil {
 		return nil, err
 	}
-	w := &MDCWriter{dst: dst, stream: stream, sha: sha1.New()}
+	w := &MDCWriter{dst: dst, stream: stream, sha: newMDCHash()}
 	bs := c.BlockSize()
 	prefix := make([]byte, bs+2)
 	if _, err := rand.Read(prefix[:bs]); err != nil {
@@ -227,7 +230,9 @@ func (w *MDCWriter) Close() error {
 	}
 	trailer := []byte{0xd3, 0x14}
 	w.sha.Write(trailer)
-	trailer = w.sha.Sum(trailer)
+	sum := w.sha.Sum20()
+	w.sha.Close()
+	trailer = append(trailer, sum[:]...)
 	w.stream.XORKeyStream(trailer, trailer)
 	if _, err := w.dst.Write(trailer); err != nil {
 		return err
