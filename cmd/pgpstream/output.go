@@ -145,6 +145,13 @@ func (h *holdWriter) Write(p []byte) (int, error) {
 		return h.dst.Write(p)
 	}
 	if len(h.buf)+len(p) <= holdback {
+		if h.buf == nil {
+			// One allocation of the whole bound: appending would
+			// double its way there and leave the smaller copies for
+			// the collector, raising the peak. Untouched pages of it
+			// cost no memory.
+			h.buf = make([]byte, 0, holdback)
+		}
 		h.buf = append(h.buf, p...)
 		return len(p), nil
 	}
