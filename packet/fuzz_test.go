@@ -28,6 +28,9 @@ func FuzzFraming(f *testing.F) {
 			total := 0
 			for {
 				buf, err := b.Peek(int(peek)%600 + int(hold))
+				if len(buf) == 0 && err == nil {
+					t.Fatalf("Peek returned nothing and no error")
+				}
 				if len(buf) > len(in) {
 					t.Fatalf("peek returned %d bytes from %d of input", len(buf), len(in))
 				}

@@ -1,0 +1,64 @@
+package filter
+
+import (
+	"bytes"
+	"crypto/rand"
+	"io"
+	"testing"
+
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// fuzzSKESK is a fixed session-key packet; the fuzzer mutates only what
+// follows it, so every input costs one cheap S2K, never a hostile count.
+func fuzzMessage(f *testing.F, inner []byte, cipher packet.CipherAlgo) (skesk, rest []byte) {
+	key := make([]byte, cipher.KeySize())
+	rand.Read(key)
+	var s bytes.Buffer
+	if err := packet.WriteSKESK(&s, cipher, key, []byte("pw"), false, 1024); err != nil {
+		f.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := NewMDCWriter(packet.NewPartialWriter(&out, packet.TagSEIPD, 512), cipher, key)
+	if err != nil {
+		f.Fatal(err)
+	}
+	w.Write(inner)
+	w.Close()
+	return s.Bytes(), out.Bytes()
+}
+
+// FuzzDecryptSEIPD mutates the encrypted packet behind a known session
+// key: Decrypt must never panic or hang, and whenever it succeeds the
+// plaintext must be the original (the MDC makes any other success a
+// forgery).
+func FuzzDecryptSEIPD(f *testing.F) {
+	want := bytes.Repeat([]byte("pgpstream "), 300)
+	skesk, seipd := fuzzMessage(f, literalPacket(want), packet.CipherAES128)
+	f.Add(seipd)
+	f.Add(seipd[:len(seipd)-1])
+	_, comp := fuzzMessage(f, nil, packet.CipherAES128)
+	f.Add(comp)
+	f.Fuzz(func(t *testing.T, rest []byte) {
+		msg := append(bytes.Clone(skesk), rest...)
+		var out bytes.Buffer
+		_, err := Decrypt(bytes.NewReader(msg), &out, DecryptOptions{Keys: passKeys{[]byte("pw")}, MaxDecompressed: 1 << 20})
+		if err == nil && !bytes.Equal(out.Bytes(), want) && !bytes.Equal(rest, comp) {
+			// Only the untouched seeds decrypt.
+			if !bytes.Equal(rest, seipd) {
+				t.Fatalf("a modified message decrypted to %d bytes", out.Len())
+			}
+		}
+	})
+}
+
+// FuzzDecryptAny feeds arbitrary input to Decrypt, armored or not.
+func FuzzDecryptAny(f *testing.F) {
+	skesk, seipd := fuzzMessage(f, literalPacket([]byte("x")), packet.CipherAES256)
+	f.Add(append(skesk, seipd...))
+	f.Add([]byte("-----BEGIN PGP MESSAGE-----\n\nwyQ=\n-----END PGP MESSAGE-----\n"))
+	f.Add(literalPacket([]byte("plain")))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		Decrypt(bytes.NewReader(in), io.Discard, DecryptOptions{Keys: passKeys{[]byte("pw")}, MaxDecompressed: 1 << 20})
+	})
+}
