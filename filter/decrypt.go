@@ -39,7 +39,7 @@ type DecryptOptions struct {
 // MaxNesting bounds how deep packets may nest (compressed inside
 // compressed ...): real messages nest one or two levels; deeper nesting is
 // only ever an attack on the parser's stack or on the decompressor.
-const MaxNesting = 8
+const MaxNesting = 4
 
 // Events receives what Decrypt learns. Every method is called at most
 // once per message except Warning.
@@ -236,6 +236,10 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 		if errors.As(err, &we) {
 			return we.err
 		}
+		if errors.Is(err, ErrTooMuchOutput) {
+			// A limit the user set, not a property of the data.
+			return err
+		}
 		// Something inside did not parse. Finish the integrity check
 		// first: tampering must be reported as tampering, and a parse
 		// error in authenticated data as one generic error.
@@ -256,6 +260,10 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 		if derr := drain(plain); derr != nil {
 			return derr
 		}
+		return ErrMalformed
+	}
+	if d.literals == 0 {
+		// Authenticated, but with nothing to decrypt to.
 		return ErrMalformed
 	}
 	d.opt.Events.Verified()
