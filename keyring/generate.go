@@ -33,9 +33,15 @@ func genConfig(opt GenOptions) (*packet.Config, error) {
 		V6Keys:        opt.V6,
 		DefaultHash:   crypto.SHA256,
 		DefaultCipher: packet.CipherAES256,
-		// Advertise SEIPDv2 (features 0x08) with OCB preferred: this
-		// tool reads it, and senders that support it then use it.
-		AEADConfig: &packet.AEADConfig{DefaultMode: packet.AEADModeOCB},
+	}
+	if opt.V6 {
+		// A v6 key advertises SEIPD v2 with OCB preferred. A v4 key
+		// advertises SEIPD v1 only (features 0x01), as GnuPG's do:
+		// senders honour the features, and gpg 2.2/2.4, rnp and
+		// Sequoia 1.x cannot read SEIPD v2, so a v4 key that asked for
+		// it would get messages its owner's other tools cannot open.
+		// --force-aead still writes AEAD to anyone.
+		cfg.AEADConfig = &packet.AEADConfig{DefaultMode: packet.AEADModeOCB}
 	}
 	switch strings.ToLower(opt.Algo) {
 	case "", "default", "future-default", "ed25519", "cv25519":
