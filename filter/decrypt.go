@@ -34,6 +34,17 @@ type DecryptOptions struct {
 	MaxDecompressed int64
 	// Events, when set, is told what Decrypt finds, as it finds it.
 	Events Events
+	// Threads is how many AEAD chunks are opened at once (0: GOMAXPROCS).
+	Threads int
+	// Signers finds the keys that check signatures; nil checks none
+	// (every signature is then reported as by an unknown key).
+	Signers SignerKeys
+	// LegacyLiteralHash hashes literal data that no one-pass signature
+	// announced with SHA-1 and RIPEMD-160, so that a signature after it
+	// (old GnuPG's literal-then-signature form, which RFC 2440 never
+	// allowed) can be checked. Off, such a signature is reported as not
+	// checked and no hash runs over unsigned messages.
+	LegacyLiteralHash bool
 }
 
 // MaxNesting bounds how deep packets may nest (compressed inside
@@ -42,11 +53,16 @@ type DecryptOptions struct {
 const MaxNesting = 4
 
 // Events receives what Decrypt learns. Every method is called at most
-// once per message except Warning.
+// once per message except Warning and Signature.
 type Events interface {
+	PKESK(p *packet.PKESK) // each session key packet as it is read, before any is tried (gpg's ENC_TO)
+	SKESK(s *packet.SKESK)
 	SessionKey(from string, c packet.CipherAlgo, format string) // e.g. from "PKESK 0x1234...", format "SEIPD v1"
 	Literal(l packet.Literal)
 	Verified() // the integrity check (MDC or final AEAD tag) passed
+	// Signature reports one signature's check, once per signature, after
+	// the whole message has been read and authenticated.
+	Signature(r SignatureResult)
 	Warning(msg string)
 }
 
@@ -57,13 +73,21 @@ type Result struct {
 	Cipher    packet.CipherAlgo
 	Literal   packet.Literal
 	Bytes     int64 // literal data written
+	// Signatures are the signatures found, in the order they were read.
+	Signatures []SignatureResult
+	// Hashes lists every signature hash that ran over the literal data,
+	// in the order they were started (the MDC's SHA-1 is not one of them).
+	Hashes []packet.HashAlgo
 }
 
 type nopEvents struct{}
 
+func (nopEvents) PKESK(*packet.PKESK)                          {}
+func (nopEvents) SKESK(*packet.SKESK)                          {}
 func (nopEvents) SessionKey(string, packet.CipherAlgo, string) {}
 func (nopEvents) Literal(packet.Literal)                       {}
 func (nopEvents) Verified()                                    {}
+func (nopEvents) Signature(SignatureResult)                    {}
 func (nopEvents) Warning(string)                               {}
 
 // maxSmallPacket bounds the packets parsed in memory (session keys,
@@ -95,7 +119,15 @@ func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
 		r = iobuf.NewReader(ar, iobuf.DefaultSize)
 	}
 	d := &decryptor{opt: opt, out: out, res: &Result{}}
-	return d.res, d.top(r)
+	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, res: d.res}
+	if err := d.top(r); err != nil {
+		return d.res, err
+	}
+	d.res.Signatures = d.sigs.finish()
+	for _, s := range d.res.Signatures {
+		opt.Events.Signature(s)
+	}
+	return d.res, nil
 }
 
 type decryptor struct {
@@ -106,6 +138,7 @@ type decryptor struct {
 	skesks   []*packet.SKESK
 	literals int
 	warned   map[string]bool
+	sigs     verifier
 }
 
 func (d *decryptor) warn(msg string) {
@@ -148,6 +181,7 @@ func (d *decryptor) top(r iobuf.Reader) error {
 				return err
 			}
 			d.pkesks = append(d.pkesks, p)
+			d.opt.Events.PKESK(p)
 		case packet.TagSKESK:
 			b, err := body.ReadAll(maxSmallPacket)
 			if err != nil {
@@ -158,6 +192,7 @@ func (d *decryptor) top(r iobuf.Reader) error {
 				return err
 			}
 			d.skesks = append(d.skesks, s)
+			d.opt.Events.SKESK(s)
 		case packet.TagMarker, packet.TagPadding:
 			if err := body.Discard(); err != nil {
 				return err
@@ -318,7 +353,7 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 		}
 		d.res.Literal = l
 		d.opt.Events.Literal(l)
-		n, err := copyOut(d.out, body)
+		n, err := copyOut(d.sigs.literal(d.out), body)
 		d.res.Bytes = n
 		return err
 	case packet.TagCompressed:
@@ -345,12 +380,10 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 		// Whatever follows the compressed stream inside its packet is
 		// not part of it; read it off so the next packet starts right.
 		return body.Discard()
-	case packet.TagOnePassSignature, packet.TagSignature:
-		if _, err := body.ReadAll(maxSmallPacket); err != nil {
-			return err
-		}
-		d.warn("the message is signed; signatures are not verified by this version, only decrypted")
-		return nil
+	case packet.TagOnePassSignature:
+		return d.sigs.onePass(body, h)
+	case packet.TagSignature:
+		return d.sigs.signature(body, h)
 	case packet.TagMarker, packet.TagPadding:
 		return body.Discard()
 	}

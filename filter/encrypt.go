@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -46,11 +47,16 @@ type EncryptOptions struct {
 	Cipher     packet.CipherAlgo
 	Format     Format
 	AEAD       packet.AEADAlgo // SEIPDv2 and AEADv1
-	ChunkByte  byte            // AEAD chunk size is 2^(ChunkByte+6)
+	ChunkByte  byte            // AEAD chunk size is 2^(ChunkByte+6), at most 16
+	Threads    int             // AEAD chunks sealed at once (0: GOMAXPROCS)
 	Compress   packet.CompressionAlgo
 	Level      int // compression level, 1..9; 0 for the default
 	Armor      bool
 	Literal    packet.Literal
+	// Signers, when set, sign the plaintext inside the encryption: one-pass
+	// signature packets, the literal data, then the signatures.
+	Signers  []Signer
+	SignTime time.Time // signature creation time; zero for now
 }
 
 // ChunkSize is the partial-length chunk pgpstream writes: large, so a
@@ -95,7 +101,14 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 		}
 	}
 	if opt.Passphrase != nil {
-		if err := packet.WriteSKESK(out, opt.Cipher, sessionKey, opt.Passphrase, v6, opt.S2KCount); err != nil {
+		var err error
+		if opt.Format == AEADv1 {
+			// LibrePGP pairs tag 20 with SKESK v5, wrapped in the packet's mode.
+			err = packet.WriteSKESKv5(out, opt.Cipher, aeadMode(opt), sessionKey, opt.Passphrase, opt.S2KCount)
+		} else {
+			err = packet.WriteSKESK(out, opt.Cipher, sessionKey, opt.Passphrase, v6, opt.S2KCount)
+		}
+		if err != nil {
 			return 0, err
 		}
 	}
@@ -148,6 +161,17 @@ func writePlaintext(in io.Reader, enc io.Writer, opt EncryptOptions) (int64, err
 		}
 		comp, compPkt, dst = c, pw, c
 	}
+	var sg *signing
+	if len(opt.Signers) > 0 {
+		var err error
+		if sg, err = newSigning(opt.Signers, opt.SignTime); err != nil {
+			return 0, err
+		}
+		if err := sg.writeOnePass(dst); err != nil {
+			return 0, err
+		}
+		in = sg.reader(in) // hashes the chunks ReadFrom reads, in place
+	}
 	lit := packet.NewPartialWriter(dst, packet.TagLiteral, ChunkSize)
 	if _, err := lit.Write(opt.Literal.Append(nil)); err != nil {
 		return 0, err
@@ -158,6 +182,11 @@ func writePlaintext(in io.Reader, enc io.Writer, opt EncryptOptions) (int64, err
 	}
 	if err := lit.Close(); err != nil {
 		return n, err
+	}
+	if sg != nil {
+		if err := sg.writeSignatures(dst); err != nil {
+			return n, err
+		}
 	}
 	if comp != nil {
 		if err := comp.Close(); err != nil {

@@ -138,6 +138,9 @@ func ParseSKESK(body []byte, offset int64) (*SKESK, error) {
 // for v4 with an encrypted session key whose cipher octet comes out wrong;
 // otherwise the data packet's check catches it.
 func (s *SKESK) Decrypt(passphrase []byte) ([]byte, CipherAlgo, error) {
+	if s.Version == 5 {
+		return s.decryptV5(passphrase)
+	}
 	pkt := AppendHeader(nil, TagSKESK, int64(len(s.body)))
 	pkt = append(pkt, s.body...)
 	gp, err := gcpacket.Read(bytes.NewReader(pkt))

@@ -11,6 +11,7 @@ import (
 var commandFlags = []string{
 	"encrypt", "symmetric", "decrypt", "import", "list-keys", "list-secret-keys",
 	"export", "export-secret-keys", "quick-gen-key", "delete-keys", "delete-secret-and-public-key",
+	"sign", "detach-sign", "verify",
 }
 
 func newApp(st *state) *cli.App {
@@ -20,6 +21,8 @@ func newApp(st *state) *cli.App {
 		UsageText: `pgpstream [options] --encrypt -r KEY [FILE]
    pgpstream [options] --symmetric [FILE]
    pgpstream [options] --decrypt [FILE]
+   pgpstream [options] --sign [-e -r KEY] [-u KEY] [FILE] | --detach-sign [FILE]
+   pgpstream [options] --verify [SIG] [FILE]
    pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO]`,
 		HideVersion:            true,
 		UseShortOptionHandling: true,
@@ -32,7 +35,9 @@ func newApp(st *state) *cli.App {
 		},
 		DisableSliceFlagSeparator: true,
 		Flags:                     flags(),
-		Action:                    func(c *cli.Context) error { return dispatch(st, c) },
+		Before:                    hwfBefore(st),
+		Action:                    withProfile(st, func(c *cli.Context) error { return dispatch(st, c) }),
+		Commands:                  []*cli.Command{benchCommand(st), versionCommand(st)},
 	}
 	return app
 }
@@ -42,10 +47,14 @@ func flags() []cli.Flag {
 	enc := "Encryption"
 	key := "Keys and passphrases"
 	out := "Input and output"
-	return []cli.Flag{
+	diag := "Diagnostics"
+	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "encrypt", Aliases: []string{"e"}, Usage: "encrypt to the recipients (-r, -f)", Category: cmd},
 		&cli.BoolFlag{Name: "symmetric", Aliases: []string{"c"}, Usage: "encrypt with a passphrase (alone or with --encrypt)", Category: cmd},
 		&cli.BoolFlag{Name: "decrypt", Aliases: []string{"d"}, Usage: "decrypt FILE or standard input", Category: cmd},
+		&cli.BoolFlag{Name: "sign", Aliases: []string{"s"}, Usage: "sign (alone, or with --encrypt/--symmetric inside the encryption)", Category: cmd},
+		&cli.BoolFlag{Name: "detach-sign", Aliases: []string{"b"}, Usage: "write a detached signature", Category: cmd},
+		&cli.BoolFlag{Name: "verify", Usage: "check a signed message [FILE], or a detached signature: SIG [FILE]", Category: cmd},
 		&cli.BoolFlag{Name: "import", Usage: "import keys from FILEs or standard input (armored or binary)", Category: cmd},
 		&cli.BoolFlag{Name: "list-keys", Aliases: []string{"k"}, Usage: "list public keys", Category: cmd},
 		&cli.BoolFlag{Name: "list-secret-keys", Aliases: []string{"K"}, Usage: "list secret keys", Category: cmd},
@@ -61,7 +70,15 @@ func flags() []cli.Flag {
 		&cli.StringFlag{Name: "cipher-algo", Value: "AES256", Usage: "cipher to write: AES128, AES192 or AES256", Category: enc},
 		&cli.StringFlag{Name: "compress-algo", Value: "none", Usage: "compression to write: none, zip, zlib (also gpg's numbers 0-2)", Category: enc},
 		&cli.IntFlag{Name: "compress-level", Aliases: []string{"z"}, Usage: "compression level 0-9 (0: none)", Value: -1, Category: enc},
-		&cli.StringFlag{Name: "digest-algo", Usage: "digest for signatures (accepted for gpg compatibility)", Category: enc},
+		&cli.StringFlag{Name: "digest-algo", Usage: "hash for signatures: SHA256 (default), SHA384, SHA512, SHA224 or SHA1", Category: enc},
+		&cli.StringSliceFlag{Name: "local-user", Aliases: []string{"u"}, Usage: "sign with KEY (default: the first secret key that can sign)", Category: enc},
+		&cli.BoolFlag{Name: "legacy-literal-hash", Usage: "check a signature that follows the data with no one-pass packet (old GnuPG); hashes every message with SHA1 and RIPEMD160", Category: enc},
+		&cli.BoolFlag{Name: "force-aead", Usage: "write AEAD encrypted data: RFC 9580 SEIPD v2, or with --rfc4880bis the LibrePGP packet GnuPG 2.4 writes", Category: enc},
+		&cli.BoolFlag{Name: "force-ocb", Usage: "gpg 2.4's spelling of --force-aead", Category: enc},
+		&cli.BoolFlag{Name: "rfc4880bis", Usage: "write AEAD as LibrePGP's AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", Category: enc},
+		&cli.StringFlag{Name: "aead-algo", Value: "OCB", Usage: "AEAD mode to write: OCB, EAX, or GCM (GCM for SEIPD v2 only)", Category: enc},
+		&cli.IntFlag{Name: "chunk-size", Value: 22, Usage: "AEAD chunk size as gpg's exponent N, 2^N bytes: 6 (64 B) to 22 (4 MiB)", Category: enc},
+		&cli.IntFlag{Name: "threads", Usage: "AEAD chunks encrypted or decrypted at once (default: one per CPU)", Category: enc},
 
 		&cli.StringFlag{Name: "homedir", Usage: "key directory (default $PGPSTREAM_HOME, else ~/.pgpstream)", Category: key},
 		&cli.StringFlag{Name: "passphrase", Usage: "the passphrase itself (visible to other users in ps: prefer --passphrase-file or --passphrase-fd)", Category: key},
@@ -80,7 +97,13 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "allow-unprotected", Aliases: []string{"ignore-mdc-error"}, Usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection", Category: out},
 		&cli.Int64Flag{Name: "max-output", Value: 0, Usage: "refuse compressed data that inflates beyond N bytes (0: no limit)", Category: out},
 		&cli.BoolFlag{Name: "version", Usage: "print the version", Category: out},
-	}
+		&cli.BoolFlag{Name: "progress", Usage: "show bytes done, rate and ETA on standard error (default when it is a terminal, without --batch)", Category: out},
+		&cli.BoolFlag{Name: "no-progress", Usage: "never show progress", Category: out},
+		&cli.IntFlag{Name: "status-fd", Value: -1, Usage: "write gpg's machine-readable status lines to file descriptor N", Category: out},
+		&cli.StringFlag{Name: "status-file", Usage: "write gpg's machine-readable status lines to FILE", Category: out},
+	}, append([]cli.Flag{
+		&cli.StringSliceFlag{Name: "disable-hwf", Usage: "switch off a CPU feature for every engine: " + strings.Join(hwfNames(), ", ") + " (repeatable)", Category: diag},
+	}, profilingFlags(diag)...)...)
 }
 
 func dispatch(st *state, c *cli.Context) error {
@@ -94,6 +117,7 @@ func dispatch(st *state, c *cli.Context) error {
 			chosen = append(chosen, name)
 		}
 	}
+	chosen = foldSign(chosen)
 	if len(chosen) == 2 && chosen[0] == "encrypt" && chosen[1] == "symmetric" {
 		chosen = []string{"encrypt"}
 	}
@@ -112,6 +136,12 @@ func dispatch(st *state, c *cli.Context) error {
 		return cmdEncrypt(st, c)
 	case "decrypt":
 		return cmdDecrypt(st, c)
+	case "sign":
+		return cmdSign(st, c, false)
+	case "detach-sign":
+		return cmdSign(st, c, true)
+	case "verify":
+		return cmdVerify(st, c)
 	case "import":
 		return cmdImport(st, c)
 	case "list-keys":

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,12 +12,20 @@ import (
 	"github.com/pgpstream/pgpstream/packet"
 )
 
-func cmdDecrypt(st *state, c *cli.Context) error {
+func cmdDecrypt(st *state, c *cli.Context) (err error) {
+	status, err := openStatus(st, c)
+	if err != nil {
+		return err
+	}
+	ds := &decryptStatus{s: status}
+	defer func() { ds.done(err) }() // after the output is committed or removed
 	in, inName, closeIn, err := openInput(st, c)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
+	in, stopProgress := startProgress(st, c, in, inName, "decrypt", status)
+	defer stopProgress()
 	outPath := c.String("output")
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
@@ -25,16 +34,24 @@ func cmdDecrypt(st *state, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	keys := &ringKeys{ring: ring, pass: newPassphrases(st, c), st: st}
+	var keys filter.Keys = &ringKeys{ring: ring, pass: newPassphrases(st, c), st: st}
+	if status != nil {
+		ds.keys = &statusKeys{Keys: keys, s: status}
+		keys = ds.keys
+	}
 	out, err := openOutput(st, c, outPath, true)
 	if err != nil {
 		return err
 	}
+	signers := newRingSigners(ring)
+	sigs := &sigReporter{st: st, status: status, signers: signers}
 	res, err := filter.Decrypt(in, out.w, filter.DecryptOptions{
-		Keys:             keys,
-		AllowUnprotected: c.Bool("allow-unprotected"),
-		MaxDecompressed:  c.Int64("max-output"),
-		Events:           &decryptEvents{st: st},
+		Keys:              keys,
+		AllowUnprotected:  c.Bool("allow-unprotected"),
+		MaxDecompressed:   c.Int64("max-output"),
+		Signers:           signers,
+		LegacyLiteralHash: c.Bool("legacy-literal-hash"),
+		Events:            &decryptEvents{st: st, status: ds, sigs: sigs},
 	})
 	if err != nil {
 		released := out.released()
@@ -44,6 +61,13 @@ func cmdDecrypt(st *state, c *cli.Context) error {
 		}
 		return err
 	}
+	if signatureOutcome(st, res, sigs) {
+		if out.released() {
+			st.hintf("more than %d MiB had already been written to standard output: discard it", holdback>>20)
+		}
+		out.abort()
+		return nil
+	}
 	if err := out.commit(); err != nil {
 		return err
 	}
@@ -51,17 +75,28 @@ func cmdDecrypt(st *state, c *cli.Context) error {
 	return nil
 }
 
-type decryptEvents struct{ st *state }
+type decryptEvents struct {
+	st     *state
+	status *decryptStatus
+	sigs   *sigReporter
+}
 
+func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
+func (e *decryptEvents) SKESK(*packet.SKESK)   { e.status.esk(nil) }
 func (e *decryptEvents) SessionKey(from string, c packet.CipherAlgo, format string) {
 	e.st.infof("session key from %s; %v, %s", from, c, format)
+	e.status.sessionKey(from, c, format)
 }
 func (e *decryptEvents) Literal(l packet.Literal) {
 	if l.FileName != "" {
 		e.st.infof("original file name %q", l.FileName)
 	}
+	e.status.literal(l)
 }
-func (e *decryptEvents) Verified()          { e.st.infof("integrity check passed") }
+func (e *decryptEvents) Verified() {
+	e.st.infof("integrity check passed")
+	e.status.verified = true
+}
 func (e *decryptEvents) Warning(msg string) { e.st.warnf("%s", msg) }
 
 // hintsFor suggests the flag that would help with err.
@@ -70,6 +105,8 @@ func hintsFor(err error) []string {
 	switch {
 	case errors.As(err, &unp):
 		return []string{"if you trust where it came from, --allow-unprotected reads it anyway (the output may have been tampered with)"}
+	case errors.Is(err, filter.ErrNoSecretKey) && strings.Contains(err.Error(), "protected by a passphrase and none was given"):
+		return []string{"give the key's passphrase with --passphrase-file FILE or --passphrase-fd N"}
 	case errors.Is(err, filter.ErrNoSecretKey):
 		return []string{"import the recipient's secret key with --import, or point --homedir at the keyring that has it"}
 	case errors.Is(err, errNoPassphrase):

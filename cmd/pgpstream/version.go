@@ -2,11 +2,251 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/cpu"
+
+	"github.com/pgpstream/pgpstream/internal/bench"
+	"github.com/pgpstream/pgpstream/internal/hwf"
 )
 
+// printVersion prints what libgcrypt's tests/version prints: the version,
+// the toolchain, the CPU features found (hwflist) and, since pgpstream
+// picks an engine per mode, which implementation each one runs. The first
+// thing to ask about a slow machine is whether its AES instructions were
+// found, and this answers it.
 func printVersion(st *state) error {
-	fmt.Fprintf(st.stdout, "pgpstream %s\n", version)
-	fmt.Fprintf(st.stdout, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	w := st.stdout
+	fmt.Fprintf(w, "pgpstream %s\n", version)
+	fmt.Fprintf(w, "go: %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if lvl := goarchLevel(); lvl != "" {
+		fmt.Fprintf(w, " (%s)", lvl)
+	}
+	fmt.Fprintf(w, ", %d CPUs\n", runtime.NumCPU())
+	fmt.Fprintln(w, "hwflist:")
+	for _, f := range hwFeatures() {
+		state := "no"
+		switch {
+		case f.detected && f.disabled:
+			state = "disabled"
+		case f.detected:
+			state = "yes"
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", f.name, state)
+	}
+	fmt.Fprintln(w, "engines:")
+	for _, e := range bench.Engines() {
+		fmt.Fprintf(w, "  %-12s %s\n", e.Name, e.Implementation)
+	}
+	if d := hwf.Disabled(); len(d) > 0 {
+		fmt.Fprintf(w, "disabled: %s\n", strings.Join(d, " "))
+	}
 	return nil
+}
+
+type hwFeature struct {
+	name               string
+	detected, disabled bool
+}
+
+// hwFeatures is the hwflist for this architecture. The --disable-hwf name
+// that switches a feature off is the one in hwf (vpclmulqdq goes with
+// pclmul, the SHA extensions with sha).
+func hwFeatures() []hwFeature {
+	f := func(name, key string, detected bool) hwFeature {
+		return hwFeature{name: name, detected: detected, disabled: detected && !hwf.Has(key)}
+	}
+	d := hwf.Detected
+	switch runtime.GOARCH {
+	case "amd64":
+		return []hwFeature{
+			f("aes-ni", hwf.AES, d(hwf.AES)),
+			f("pclmulqdq", hwf.PCLMUL, d(hwf.PCLMUL)),
+			f("avx2", hwf.AVX2, d(hwf.AVX2)),
+			f("avx512", hwf.AVX512, d(hwf.AVX512)),
+			f("vaes", hwf.VAES, d(hwf.VAES)),
+			f("vpclmulqdq", hwf.PCLMUL, cpu.X86.HasAVX512VPCLMULQDQ),
+			f("sha-ni", hwf.SHA, d(hwf.SHA)),
+		}
+	case "arm64":
+		return []hwFeature{
+			f("aes", hwf.AES, d(hwf.AES)),
+			f("pmull", hwf.PCLMUL, d(hwf.PCLMUL)),
+			f("sha1", hwf.SHA, cpu.ARM64.HasSHA1),
+			f("sha2", hwf.SHA, cpu.ARM64.HasSHA2),
+			f("sha512", hwf.SHA, cpu.ARM64.HasSHA512),
+			f("sha3", hwf.SHA, cpu.ARM64.HasSHA3),
+		}
+	}
+	return nil
+}
+
+func goarchLevel() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "GOAMD64" || s.Key == "GOARM64" {
+			return s.Key + "=" + s.Value
+		}
+	}
+	return ""
+}
+
+// hwfEnv carries the features a parent process switched off to the copy of
+// itself it runs with GODEBUG set.
+const hwfEnv = "PGPSTREAM_DISABLED_HWF"
+
+// godebugNames are the GODEBUG cpu.* options that make the standard library
+// (and golang.org/x/sys/cpu, which reads the same variable) skip a feature.
+// Only names both know are used: either prints a warning for one it does
+// not know. VAES has no runtime option; the standard library's AES-GCM
+// uses it only together with AVX-512, which avx512 switches off.
+func godebugNames(feature string) []string {
+	if runtime.GOARCH != "amd64" {
+		return nil // arm64 features cannot be switched off through GODEBUG
+	}
+	level := goarchLevel()
+	switch feature {
+	case hwf.AES:
+		return []string{"aes"}
+	case hwf.PCLMUL:
+		return []string{"pclmulqdq"}
+	case hwf.AVX2:
+		if level >= "GOAMD64=v3" {
+			return nil // required at v3: the runtime refuses to turn it off
+		}
+		return []string{"avx2"}
+	case hwf.AVX512:
+		if level >= "GOAMD64=v4" {
+			return nil
+		}
+		return []string{"avx512f"}
+	case hwf.SHA:
+		// x/sys/cpu has no "sha" option and says so on stderr; the
+		// runtime's is what crypto/sha1 and crypto/sha256 read.
+		return []string{"sha"}
+	}
+	return nil
+}
+
+// disabledFeatures scans a command line for --disable-hwf before it is
+// parsed, so the process can re-run itself before any cipher is set up.
+func disabledFeatures(args []string) []string {
+	var out []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		name, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "disable-hwf")
+		if !ok || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch {
+		case name == "" && i+1 < len(args):
+			i++
+			out = append(out, args[i])
+		case strings.HasPrefix(name, "="):
+			out = append(out, name[1:])
+		}
+	}
+	return out
+}
+
+// applyDisabledHWF switches off what the command line asks, and reports
+// whether the process should re-run itself with GODEBUG so that the
+// standard library's AES, GHASH and SHA also take their generic paths.
+// It returns the environment for that run.
+func applyDisabledHWF(args []string) (reexec bool, env []string, err error) {
+	if inherited := os.Getenv(hwfEnv); inherited != "" {
+		for _, n := range strings.Split(inherited, ",") {
+			if err := hwf.Hide(n); err != nil {
+				return false, nil, err
+			}
+		}
+	}
+	var godebug []string
+	var hidden []string
+	for _, n := range disabledFeatures(args) {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if err := hwf.Disable(n); err != nil {
+			return false, nil, usageError{msg: "--disable-hwf: " + err.Error()}
+		}
+		if os.Getenv(hwfEnv) != "" || !hwf.Detected(n) {
+			continue
+		}
+		if names := godebugNames(n); len(names) > 0 {
+			hidden = append(hidden, n)
+			for _, g := range names {
+				godebug = append(godebug, "cpu."+g+"=off")
+			}
+		}
+	}
+	if len(godebug) == 0 {
+		return false, nil, nil
+	}
+	gd := strings.Join(godebug, ",")
+	if old := os.Getenv("GODEBUG"); old != "" {
+		gd = old + "," + gd
+	}
+	for _, kv := range os.Environ() {
+		// The first of two entries wins in Go's getenv: drop the old one.
+		if !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, hwfEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GODEBUG="+gd, hwfEnv+"="+strings.Join(hidden, ","))
+	return true, env, nil
+}
+
+// reexec replaces the process with a copy of itself in env. argv[0] is
+// kept as given (the test harness dispatches on it).
+func reexec(args, env []string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(exe, args, env)
+}
+
+func hwfNames() []string { return hwf.Names() }
+
+// hwfBefore applies --disable-hwf before any command runs. When pgpstream
+// is the process's own entry point (not called in-process by a test) and a
+// switched-off feature is one the standard library would use, it re-runs
+// itself with GODEBUG=cpu.X=off so crypto/aes, GHASH and crypto/sha* take
+// their generic paths too, as libgcrypt's --disable-hwf does for all code.
+func hwfBefore(st *state) cli.BeforeFunc {
+	return func(c *cli.Context) error {
+		for _, n := range c.StringSlice("disable-hwf") {
+			if err := hwf.Disable(n); err != nil {
+				return usageError{msg: "--disable-hwf: " + err.Error()}
+			}
+		}
+		if !processEntry(st) {
+			return nil
+		}
+		again, env, err := applyDisabledHWF(os.Args)
+		if err != nil || !again {
+			return err
+		}
+		if err := reexec(os.Args, env); err != nil {
+			st.warnf("could not re-run with GODEBUG (%v): the standard library keeps its assembly", err)
+		}
+		return nil
+	}
+}
+
+// processEntry reports whether this invocation owns the process's standard
+// streams, so re-running os.Args reproduces it.
+func processEntry(st *state) bool {
+	return st.stdin == io.Reader(os.Stdin) && st.stdout == io.Writer(os.Stdout) && st.stderr == io.Writer(os.Stderr)
 }

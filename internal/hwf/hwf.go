@@ -74,6 +74,25 @@ func isOff(name string) bool {
 	return disabled[name]
 }
 
+// hidden are features the parent process detected and then hid from this
+// one with GODEBUG=cpu.X=off, which golang.org/x/sys/cpu honours: they are
+// present in the CPU, and off.
+var hidden = map[string]bool{}
+
+// Hide records that name was detected by the process that started this one
+// and switched off for it (pgpstream --disable-hwf re-runs itself with
+// GODEBUG so the standard library's assembly is off too). Detected keeps
+// reporting it; Has does not.
+func Hide(name string) error {
+	if err := Disable(name); err != nil {
+		return err
+	}
+	mu.Lock()
+	hidden[strings.ToLower(strings.TrimSpace(name))] = true
+	mu.Unlock()
+	return nil
+}
+
 // Has reports whether the CPU has the feature and the user has not disabled it.
 func Has(name string) bool {
 	return Detected(name) && !isOff(name)
@@ -81,6 +100,12 @@ func Has(name string) bool {
 
 // Detected reports what the CPU offers, whatever the user disabled.
 func Detected(name string) bool {
+	mu.Lock()
+	h := hidden[name]
+	mu.Unlock()
+	if h {
+		return true
+	}
 	switch runtime.GOARCH {
 	case "amd64":
 		switch name {

@@ -1,0 +1,599 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/urfave/cli/v2"
+
+	"github.com/pgpstream/pgpstream/filter"
+	"github.com/pgpstream/pgpstream/keyring"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// keyConfig is the policy for picking and checking signing keys: as in
+// the keyring, old algorithms are not refused outright.
+var keyConfig = &gcpacket.Config{RejectPublicKeyAlgorithms: map[gcpacket.PublicKeyAlgorithm]bool{}}
+
+// foldSign lets --sign ride along with --encrypt and --symmetric: gpg's
+// -se and -sc are one command that signs, then encrypts.
+func foldSign(chosen []string) []string {
+	if len(chosen) < 2 {
+		return chosen
+	}
+	var rest []string
+	sign := false
+	for _, c := range chosen {
+		switch c {
+		case "sign":
+			sign = true
+		case "encrypt", "symmetric":
+			rest = append(rest, c)
+		default:
+			return chosen
+		}
+	}
+	if !sign {
+		return chosen
+	}
+	return rest
+}
+
+// signersFor unlocks the keys named by --local-user (or the first secret
+// key in the ring) for signing with --digest-algo.
+func signersFor(st *state, c *cli.Context, pp *passphrases) ([]filter.Signer, error) {
+	var algo packet.HashAlgo
+	if c.IsSet("digest-algo") {
+		a, err := packet.ParseHashAlgo(c.String("digest-algo"))
+		if err != nil {
+			return nil, usagef("--digest-algo: %v", err)
+		}
+		if a == packet.HashRIPEMD160 {
+			return nil, usagef("--digest-algo: pgpstream does not sign with RIPEMD160; use SHA256, SHA384, SHA512, SHA224 or SHA1")
+		}
+		algo = a
+	}
+	ring, err := openRing(c)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	var keys []*keyring.Key
+	specs := c.StringSlice("local-user")
+	if len(specs) == 0 {
+		all, _ := ring.Select(nil, true)
+		for _, k := range all {
+			if _, ok := k.Entity().SigningKey(now, keyConfig); ok {
+				keys = append(keys, k)
+				break
+			}
+		}
+		if len(keys) == 0 {
+			return nil, withHints(errors.New("no secret key that can sign"), "make one with --quick-gen-key or import one with --import; pick it with --local-user KEY")
+		}
+	}
+	for _, spec := range specs {
+		ks, err := ring.Select([]string{spec}, true)
+		if err != nil {
+			return nil, withHints(fmt.Errorf("--local-user %q: %w", spec, err), "list the secret keys you have with pgpstream --list-secret-keys")
+		}
+		keys = append(keys, ks[0])
+	}
+	var out []filter.Signer
+	for _, k := range keys {
+		sk, ok := k.Entity().SigningKey(now, keyConfig)
+		if !ok {
+			return nil, fmt.Errorf("key %s (%s) has no valid signing key: expired, revoked, or not made for signing", k.Fingerprint(), k.PrimaryUserID())
+		}
+		priv := k.PrivateKey(sk.PublicKey.Fingerprint)
+		if priv == nil || priv.Dummy() {
+			return nil, fmt.Errorf("the secret part of signing key %X is not in the ring", sk.PublicKey.Fingerprint)
+		}
+		if priv.Encrypted {
+			pass, err := pp.get(false)
+			if err != nil {
+				if errors.Is(err, errNoPassphrase) {
+					return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
+				}
+				return nil, err
+			}
+			if err := keyring.Unlock(priv, pass); err != nil {
+				return nil, fmt.Errorf("secret key %016X: %w", priv.KeyId, err)
+			}
+		}
+		h, err := hashFor(priv, algo)
+		if err != nil {
+			return nil, err
+		}
+		st.infof("signing with %X (%s), %v", priv.Fingerprint, k.PrimaryUserID(), h)
+		out = append(out, filter.Signer{Key: priv, Hash: h})
+	}
+	return out, nil
+}
+
+// hashFor picks the signature hash: the one asked for, else SHA256, raised
+// to what the key's size calls for (Ed448 and the larger NIST curves need
+// a hash at least as long as the curve's order).
+func hashFor(priv *gcpacket.PrivateKey, asked packet.HashAlgo) (packet.HashAlgo, error) {
+	min := packet.HashSHA256
+	switch priv.PubKeyAlgo {
+	case gcpacket.PubKeyAlgoEd448:
+		min = packet.HashSHA512
+	case gcpacket.PubKeyAlgoECDSA:
+		if c, err := priv.PublicKey.Curve(); err == nil {
+			switch c {
+			case gcpacket.CurveNistP384, gcpacket.CurveBrainpoolP384:
+				min = packet.HashSHA384
+			case gcpacket.CurveNistP521, gcpacket.CurveBrainpoolP512:
+				min = packet.HashSHA512
+			}
+		}
+	}
+	if asked == 0 {
+		return min, nil
+	}
+	if priv.Version == 6 && asked.SaltSize() == 0 {
+		return 0, usagef("--digest-algo %v: version 6 keys sign only with SHA2 or SHA3 (RFC 9580)", asked)
+	}
+	if priv.PubKeyAlgo == gcpacket.PubKeyAlgoEd448 && asked != packet.HashSHA512 && asked != packet.HashSHA3_512 {
+		return 0, usagef("--digest-algo %v: Ed448 signs only with a 512-bit hash", asked)
+	}
+	return asked, nil
+}
+
+// sigCreated reports each signature made as gpg's SIG_CREATED line.
+func sigCreated(signers []filter.Signer, status *statusWriter, kind string) {
+	if status == nil {
+		return
+	}
+	for i := range signers {
+		signers[i].Made = func(sig *gcpacket.Signature) {
+			status.line("SIG_CREATED", kind, int(sig.PubKeyAlgo), int(packet.HashAlgoOf(sig.Hash)),
+				fmt.Sprintf("%02X", uint8(sig.SigType)), sig.CreationTime.Unix(), fmt.Sprintf("%X", sig.IssuerFingerprint))
+		}
+	}
+}
+
+// cmdSign makes a signed message (--sign) or a detached signature
+// (--detach-sign), not encrypted.
+func cmdSign(st *state, c *cli.Context, detached bool) error {
+	if len(c.StringSlice("recipient"))+len(c.StringSlice("hidden-recipient"))+len(c.StringSlice("recipient-file")) > 0 {
+		return usagef("--recipient given without --encrypt")
+	}
+	opt := filter.SignOptions{Armor: c.Bool("armor")}
+	if !detached {
+		var err error
+		if opt.Compress, err = packet.ParseCompressionAlgo(c.String("compress-algo")); err != nil {
+			return usagef("--compress-algo: %v", err)
+		}
+		if opt.Compress == packet.CompressBZIP2 {
+			return usagef("--compress-algo: pgpstream reads BZIP2 but writes only zip or zlib")
+		}
+		if lvl := c.Int("compress-level"); lvl == 0 {
+			opt.Compress = packet.CompressNone
+		} else if lvl > 0 && lvl <= 9 {
+			opt.Level = lvl
+		}
+	}
+	signers, err := signersFor(st, c, newPassphrases(st, c))
+	if err != nil {
+		return err
+	}
+	status, err := openStatus(st, c)
+	if err != nil {
+		return err
+	}
+	kind := "S"
+	if detached {
+		kind = "D"
+	}
+	sigCreated(signers, status, kind)
+	opt.Signers = signers
+	in, inName, closeIn, err := openInput(st, c)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	outPath := c.String("output")
+	if sameFile(inName, outPath) {
+		return fmt.Errorf("input and output are the same file")
+	}
+	opt.Literal = packet.Literal{Format: 'b', Time: time.Now()}
+	if inName != "" {
+		opt.Literal.FileName = filepath.Base(inName)
+		if fi, err := os.Stat(inName); err == nil {
+			opt.Literal.Time = fi.ModTime()
+		}
+	}
+	out, err := openOutput(st, c, outPath, false)
+	if err != nil {
+		return err
+	}
+	if out.terminal && !opt.Armor {
+		out.abort()
+		return withHints(errors.New("refusing to write binary OpenPGP data to a terminal"), "use --armor (-a), --output FILE, or redirect standard output")
+	}
+	if detached {
+		_, err = filter.DetachSign(in, out.w, opt)
+	} else {
+		_, err = filter.Sign(in, out.w, opt)
+	}
+	if err != nil {
+		out.abort()
+		status.failure("sign", err)
+		return err
+	}
+	return out.commit()
+}
+
+// ringSigners finds signature keys in the ring and remembers whose they
+// are, for the report.
+type ringSigners struct {
+	ring  *keyring.Ring
+	owner map[string]*keyring.Key // (sub)key fingerprint, hex -> certificate
+}
+
+func newRingSigners(ring *keyring.Ring) *ringSigners {
+	return &ringSigners{ring: ring, owner: map[string]*keyring.Key{}}
+}
+
+// SignerKeys implements filter.SignerKeys: the primary keys and subkeys
+// with the issuer's key ID (and fingerprint, when the signature names it)
+// that were valid signing keys when the signature was made.
+func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey {
+	if r == nil || r.ring == nil {
+		return nil
+	}
+	all, err := r.ring.Select(nil, false)
+	if err != nil {
+		return nil
+	}
+	var out []*gcpacket.PublicKey
+	for _, k := range all {
+		e := k.Entity()
+		cands := []*gcpacket.PublicKey{e.PrimaryKey}
+		for _, s := range e.Subkeys {
+			cands = append(cands, s.PublicKey)
+		}
+		for _, pk := range cands {
+			if keyID != 0 && pk.KeyId != keyID {
+				continue
+			}
+			if fpr != nil && !bytes.Equal(pk.Fingerprint, fpr) {
+				continue
+			}
+			if keyID == 0 && fpr == nil {
+				continue
+			}
+			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok {
+				continue
+			}
+			r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))] = k
+			out = append(out, pk)
+		}
+	}
+	return out
+}
+
+func (r *ringSigners) ownerOf(pk *gcpacket.PublicKey) *keyring.Key {
+	if r == nil || pk == nil {
+		return nil
+	}
+	return r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))]
+}
+
+// pubAlgoName is gpg's name for a signature's public-key algorithm in
+// "using ... key".
+func pubAlgoName(id uint8) string {
+	switch gcpacket.PublicKeyAlgorithm(id) {
+	case gcpacket.PubKeyAlgoRSA, gcpacket.PubKeyAlgoRSASignOnly:
+		return "RSA"
+	case gcpacket.PubKeyAlgoDSA:
+		return "DSA"
+	case gcpacket.PubKeyAlgoECDSA:
+		return "ECDSA"
+	case gcpacket.PubKeyAlgoEdDSA:
+		return "EDDSA"
+	case gcpacket.PubKeyAlgoEd25519:
+		return "ED25519"
+	case gcpacket.PubKeyAlgoEd448:
+		return "ED448"
+	}
+	return fmt.Sprintf("algorithm %d", id)
+}
+
+// sigReporter writes the human lines and status lines for each signature
+// and keeps the worst outcome for the exit code.
+type sigReporter struct {
+	st      *state
+	status  *statusWriter
+	signers *ringSigners
+	good    int
+	bad     int
+	errs    int
+	skipped int
+}
+
+// report writes what gpg writes for one signature: "Signature made" and
+// "Good signature from" on standard error, NEWSIG, GOODSIG/BADSIG/ERRSIG,
+// VALIDSIG, NO_PUBKEY on the status descriptor (GnuPG's doc/DETAILS).
+func (s *sigReporter) report(r filter.SignatureResult) {
+	st := s.st
+	sig := r.Sig
+	if r.Status == filter.SigUnchecked {
+		s.skipped++
+		st.warnf("a signature follows the literal data with no one-pass packet before it (old GnuPG's form); it was not checked")
+		st.hintf("--legacy-literal-hash checks it, at the cost of hashing every literal packet with SHA1 and RIPEMD160")
+		return
+	}
+	s.status.line("NEWSIG")
+	if sig == nil {
+		s.errs++
+		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: %s\n", oneLine(r.Err.Error()))
+		s.status.line("ERRSIG", "0000000000000000", 0, 0, "00", 0, 4, "-")
+		return
+	}
+	keyID := fmt.Sprintf("%016X", sig.IssuerKeyID)
+	issuer := keyID
+	if sig.IssuerFingerprint != nil {
+		issuer = fmt.Sprintf("%X", sig.IssuerFingerprint)
+	}
+	if r.Key != nil {
+		issuer = fmt.Sprintf("%X", r.Key.Fingerprint)
+	}
+	made := "at an unknown time"
+	if !sig.Created.IsZero() {
+		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
+	}
+	if !st.quiet || r.Status != filter.SigGood {
+		fmt.Fprintf(st.stderr, "pgpstream: Signature made %s using %s key %s\n", made, pubAlgoName(sig.PubKeyAlgo), issuer)
+	}
+	uid := ""
+	var primary string
+	if k := s.signers.ownerOf(r.Key); k != nil {
+		uid, primary = k.PrimaryUserID(), k.Fingerprint()
+	}
+	switch r.Status {
+	case filter.SigGood:
+		s.good++
+		if !st.quiet {
+			fmt.Fprintf(st.stderr, "pgpstream: Good signature from %q\n", uid)
+		}
+		s.status.line("GOODSIG", keyID, uid)
+		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), 0,
+			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
+	case filter.SigBad:
+		s.bad++
+		fmt.Fprintf(st.stderr, "pgpstream: BAD signature from %q\n", uid)
+		st.infof("%v", r.Err)
+		s.status.line("BADSIG", keyID, uid)
+	case filter.SigNoKey:
+		s.errs++
+		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: no public key %s\n", keyID)
+		st.hintf("import the signer's certificate with --import")
+		s.errSig(sig, keyID, 9)
+		s.status.line("NO_PUBKEY", keyID)
+	default:
+		s.errs++
+		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: %s\n", oneLine(r.Err.Error()))
+		s.errSig(sig, keyID, 4)
+	}
+}
+
+// errSig writes ERRSIG <keyid> <pkalgo> <hashalgo> <class> <time> <rc> <fpr>.
+func (s *sigReporter) errSig(sig *packet.Signature, keyID string, rc int) {
+	fpr := "-"
+	if sig.IssuerFingerprint != nil {
+		fpr = fmt.Sprintf("%X", sig.IssuerFingerprint)
+	}
+	var t int64
+	if !sig.Created.IsZero() {
+		t = sig.Created.Unix()
+	}
+	s.status.line("ERRSIG", keyID, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), t, rc, fpr)
+}
+
+// exit is gpg's exit code for what was reported: 2 when a signature could
+// not be checked (no key, unsupported), else 1 when one was bad. GnuPG
+// 2.2 exits 2 for a signer it has no key for even when the decryption
+// itself succeeded; pgpstream does the same, and still writes the
+// decrypted output.
+func (s *sigReporter) exit() int {
+	switch {
+	case s.errs > 0:
+		return exitError
+	case s.bad > 0:
+		return exitBad
+	}
+	return exitOK
+}
+
+// Signature implements filter.Events for decryption.
+func (e *decryptEvents) Signature(r filter.SignatureResult) { e.sigs.report(r) }
+
+// refuseKeys stands in for the keyring under --verify, which does not
+// decrypt.
+type refuseKeys struct{}
+
+var errVerifyEncrypted = errors.New("the message is encrypted; --verify reads only signed messages")
+
+func (refuseKeys) DecryptionKeys(*packet.PKESK) []*gcpacket.PrivateKey { return nil }
+func (refuseKeys) Unlock(*gcpacket.PrivateKey) error                   { return errVerifyEncrypted }
+func (refuseKeys) Passphrase() ([]byte, error)                         { return nil, errVerifyEncrypted }
+
+// verifyEvents reports a --verify: signatures, but not the "not
+// encrypted" warning a signed message would otherwise earn.
+type verifyEvents struct {
+	st   *state
+	sigs *sigReporter
+}
+
+func (verifyEvents) PKESK(*packet.PKESK)                          {}
+func (verifyEvents) SKESK(*packet.SKESK)                          {}
+func (verifyEvents) SessionKey(string, packet.CipherAlgo, string) {}
+func (verifyEvents) Literal(packet.Literal)                       {}
+func (verifyEvents) Verified()                                    {}
+func (e verifyEvents) Signature(r filter.SignatureResult)         { e.sigs.report(r) }
+func (e verifyEvents) Warning(msg string) {
+	if msg != "the message is not encrypted" {
+		e.st.warnf("%s", msg)
+	}
+}
+
+// cmdVerify checks a signed message (--verify [FILE]) or a detached
+// signature (--verify SIG [FILE]; with one argument, FILE is SIG without
+// its .sig or .asc).
+func cmdVerify(st *state, c *cli.Context) (err error) {
+	args := c.Args().Slice()
+	if len(args) > 2 {
+		return usagef("--verify takes a signed message, or a detached signature and the signed file (got %d arguments)", len(args))
+	}
+	status, err := openStatus(st, c)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			status.failure("verify", err)
+		}
+	}()
+	ring, err := openRing(c)
+	if err != nil {
+		return err
+	}
+	signers := newRingSigners(ring)
+	rep := &sigReporter{st: st, status: status, signers: signers}
+	open := func(name string) (io.Reader, func(), error) {
+		if name == "-" {
+			return st.stdin, func() {}, nil
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close() }, nil
+	}
+	var results []filter.SignatureResult
+	detached := len(args) == 2
+	if len(args) == 1 && args[0] != "-" && isDetachedFile(args[0]) {
+		data := strings.TrimSuffix(strings.TrimSuffix(args[0], ".sig"), ".asc")
+		if _, err := os.Stat(data); data == args[0] || err != nil {
+			return withHints(fmt.Errorf("%s is a detached signature and no signed file was given", args[0]), "give the signed file too: pgpstream --verify SIG FILE")
+		}
+		args = append(args, data)
+		detached = true
+	}
+	if detached {
+		sig, closeSig, err := open(args[0])
+		if err != nil {
+			return err
+		}
+		defer closeSig()
+		data, closeData, err := open(args[1])
+		if err != nil {
+			return err
+		}
+		defer closeData()
+		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep}})
+		if err != nil {
+			return err
+		}
+	} else {
+		in, inName, closeIn, err := openInput(st, c)
+		if err != nil {
+			return err
+		}
+		defer closeIn()
+		var w io.Writer = io.Discard
+		var out *output
+		if p := c.String("output"); p != "" {
+			if sameFile(inName, p) {
+				return fmt.Errorf("input and output are the same file")
+			}
+			if out, err = openOutput(st, c, p, true); err != nil {
+				return err
+			}
+			w = out.w
+		}
+		res, err := filter.Decrypt(in, w, filter.DecryptOptions{
+			Keys:              refuseKeys{},
+			MaxDecompressed:   c.Int64("max-output"),
+			Signers:           signers,
+			LegacyLiteralHash: c.Bool("legacy-literal-hash"),
+			Events:            verifyEvents{st: st, sigs: rep},
+		})
+		if err != nil {
+			if out != nil {
+				out.abort()
+			}
+			if errors.Is(err, errVerifyEncrypted) || errors.Is(err, filter.ErrNoSecretKey) {
+				return withHints(errVerifyEncrypted, "decrypt it with --decrypt, which checks its signatures too")
+			}
+			return err
+		}
+		results = res.Signatures
+		if out != nil {
+			if rep.bad+rep.errs > 0 || rep.good == 0 {
+				out.abort()
+			} else if err := out.commit(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(results) == 0 || rep.good+rep.bad+rep.errs == 0 {
+		return errors.New("no signature was checked: the input is not signed")
+	}
+	st.exit = max(st.exit, rep.exit())
+	return nil
+}
+
+// isDetachedFile reports whether name holds only signature packets: a
+// detached signature rather than a signed message.
+func isDetachedFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, b)
+	full := n == len(b)
+	b = b[:n]
+	if filter.IsArmored(b) {
+		return bytes.Contains(b, []byte("-----BEGIN PGP SIGNATURE-----"))
+	}
+	if full {
+		return false // too large for a signature file
+	}
+	sigs := 0
+	for off := 0; off < len(b); {
+		h, more, err := packet.ParseHeader(b[off:], int64(off))
+		if err != nil || more > 0 || h.Tag != packet.TagSignature || h.Kind != packet.Definite {
+			return false
+		}
+		off += h.Size + int(h.Length)
+		sigs++
+	}
+	return sigs > 0
+}
+
+// signatureOutcome sets the exit code after a decryption from its
+// signatures. It reports whether the output must be withheld: a bad
+// signature on a message that was not encrypted leaves its data with no
+// authentication at all.
+func signatureOutcome(st *state, res *filter.Result, rep *sigReporter) (withhold bool) {
+	st.exit = max(st.exit, rep.exit())
+	if !res.Encrypted && rep.bad > 0 {
+		st.errorf("BAD signature on an unencrypted message: the output was not written")
+		return true
+	}
+	return false
+}

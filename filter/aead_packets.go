@@ -1,0 +1,130 @@
+package filter
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// resolveThreads turns the Threads option into a worker count.
+func resolveThreads(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}
+
+// aeadMode is the mode Encrypt writes: OCB unless opt says otherwise.
+func aeadMode(opt EncryptOptions) packet.AEADAlgo {
+	if opt.AEAD == 0 {
+		return packet.AEADOCB
+	}
+	return opt.AEAD
+}
+
+// seipdV2 decrypts a SEIPD v2 packet whose fixed fields s were just read.
+func (d *decryptor) seipdV2(body *packet.Body, s packet.SEIPD) error {
+	if err := checkChunkByte("SEIPD", s.Offset, s.ChunkByte); err != nil {
+		return err
+	}
+	if s.AEAD.NonceSize() == 0 || s.Cipher.BlockSize() != 16 {
+		return &packet.UnsupportedError{Packet: "SEIPD", Offset: s.Offset, What: fmt.Sprintf("version 2 with %v and %v", s.Cipher, s.AEAD)}
+	}
+	key, _, from, err := d.sessionKey(true)
+	if err != nil {
+		return err
+	}
+	if len(key) != s.Cipher.KeySize() {
+		// A session key of the wrong size for the packet's cipher: a
+		// wrong key as far as anyone outside should be able to tell.
+		return ErrAuthentication
+	}
+	suite, err := newSEIPDv2Suite(s.Cipher, s.AEAD, s.ChunkByte, s.Salt[:], key)
+	if err != nil {
+		return err
+	}
+	d.res.Encrypted, d.res.Format, d.res.Cipher = true, "SEIPD v2 "+s.AEAD.String(), s.Cipher
+	d.opt.Events.SessionKey(from, s.Cipher, d.res.Format)
+	return d.insideAEAD(body, suite)
+}
+
+// aead decrypts a LibrePGP AEAD Encrypted Data packet (tag 20).
+func (d *decryptor) aead(body *packet.Body, h packet.Header) error {
+	a, err := packet.ReadAEADData(body, h.Offset)
+	if err != nil {
+		return err
+	}
+	key, _, from, err := d.sessionKey(false)
+	if err != nil {
+		return err
+	}
+	// The cipher is the packet's; the PKESK's or SKESK's cipher octet is
+	// not authenticated by anything and is not used.
+	if len(key) != a.Cipher.KeySize() {
+		return ErrAuthentication
+	}
+	d.res.Encrypted, d.res.Format, d.res.Cipher = true, "AEAD (tag 20) "+a.AEAD.String(), a.Cipher
+	d.opt.Events.SessionKey(from, a.Cipher, d.res.Format)
+	return d.insideAEAD(body, newAEADDataSuite(a, key))
+}
+
+func (d *decryptor) insideAEAD(body *packet.Body, s *aeadSuite) error {
+	r, err := newAEADReader(body, s, d.opt.Threads)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return d.inside(r, body)
+}
+
+// newAEADWriter starts the encrypted data packet for opt.Format (SEIPD v2
+// or tag 20) on out: the packet header and fixed fields, then a writer that
+// seals the plaintext into chunks.
+func newAEADWriter(out io.Writer, opt EncryptOptions, key []byte) (io.WriteCloser, error) {
+	mode := aeadMode(opt)
+	if opt.ChunkByte > packet.MaxChunkByte {
+		return nil, fmt.Errorf("AEAD chunk size octet %d: at most 16 (4 MiB chunks)", opt.ChunkByte)
+	}
+	var (
+		pw    *packet.PartialWriter
+		suite *aeadSuite
+		head  []byte
+	)
+	switch opt.Format {
+	case SEIPDv2:
+		if mode.NonceSize() == 0 {
+			return nil, fmt.Errorf("AEAD mode %v: use OCB, EAX or GCM", mode)
+		}
+		var salt [32]byte
+		if _, err := rand.Read(salt[:]); err != nil {
+			return nil, err
+		}
+		s, err := newSEIPDv2Suite(opt.Cipher, mode, opt.ChunkByte, salt[:], key)
+		if err != nil {
+			return nil, err
+		}
+		suite = s
+		head = packet.AppendSEIPDv2(nil, opt.Cipher, mode, opt.ChunkByte, &salt)
+		pw = packet.NewPartialWriter(out, packet.TagSEIPD, ChunkSize)
+	case AEADv1:
+		if mode != packet.AEADOCB && mode != packet.AEADEAX {
+			return nil, fmt.Errorf("AEAD mode %v: the LibrePGP AEAD packet has only OCB and EAX", mode)
+		}
+		a := packet.AEADData{Version: 1, Cipher: opt.Cipher, AEAD: mode, ChunkByte: opt.ChunkByte, IV: make([]byte, mode.NonceSize())}
+		if _, err := rand.Read(a.IV); err != nil {
+			return nil, err
+		}
+		suite = newAEADDataSuite(a, key)
+		head = a.Append(nil)
+		pw = packet.NewPartialWriter(out, packet.TagAEAD, ChunkSize)
+	default:
+		return nil, fmt.Errorf("format %v is not an AEAD format", opt.Format)
+	}
+	if _, err := pw.Write(head); err != nil {
+		return nil, err
+	}
+	return newChunkWriter(pw, suite, opt.Threads)
+}

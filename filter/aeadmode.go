@@ -1,0 +1,37 @@
+package filter
+
+import (
+	"crypto/cipher"
+	"fmt"
+
+	"github.com/ProtonMail/go-crypto/eax"
+	"github.com/ProtonMail/go-crypto/ocb"
+
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// aeadTagSize is the tag length of every OpenPGP AEAD mode (RFC 9580 §9.6).
+const aeadTagSize = 16
+
+// newAEAD is the one place an AEAD engine is chosen: every chunk of every
+// AEAD packet, read or written, sealed or opened, goes through an instance
+// made here. The instance is not safe for concurrent use (go-crypto's OCB
+// grows its mask table lazily), so each worker makes its own.
+func newAEAD(c packet.CipherAlgo, mode packet.AEADAlgo, key []byte) (cipher.AEAD, error) {
+	if c.BlockSize() != 16 {
+		return nil, &packet.UnsupportedError{Packet: "AEAD", Offset: -1, What: fmt.Sprintf("cipher %v with AEAD: the modes need a 128-bit block cipher", c)}
+	}
+	block, err := c.NewBlock(key)
+	if err != nil {
+		return nil, err
+	}
+	switch mode {
+	case packet.AEADOCB:
+		return ocb.NewOCBWithNonceAndTagSize(block, mode.NonceSize(), aeadTagSize)
+	case packet.AEADEAX:
+		return eax.NewEAXWithNonceAndTagSize(block, mode.NonceSize(), aeadTagSize)
+	case packet.AEADGCM:
+		return cipher.NewGCM(block)
+	}
+	return nil, &packet.UnsupportedError{Packet: "AEAD", Offset: -1, What: mode.String()}
+}

@@ -1,0 +1,229 @@
+package filter
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/iobuf"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// Signer is a secret key to sign with and the hash to sign over.
+type Signer struct {
+	Key  *gcpacket.PrivateKey // unlocked; a v4 key makes v4 signatures, a v6 key v6 ones
+	Hash packet.HashAlgo      // 0: SHA256
+	// Made, when set, is given each signature once it is made (for
+	// gpg's SIG_CREATED status line).
+	Made func(sig *gcpacket.Signature)
+}
+
+// SignOptions configure Sign and DetachSign.
+type SignOptions struct {
+	Signers  []Signer
+	Compress packet.CompressionAlgo // Sign only
+	Level    int
+	Armor    bool
+	Literal  packet.Literal // Sign only
+	Time     time.Time      // signature creation time; zero for now
+}
+
+// signing makes the signatures of one message. It hashes the plaintext
+// as it is read, in the blocks the literal writer reads it in, so signing
+// costs one pass of each hash and no copy.
+type signing struct {
+	signers []Signer
+	sigs    []*gcpacket.Signature
+	hashes  []hash.Hash
+	configs []*gcpacket.Config
+}
+
+func newSigning(signers []Signer, now time.Time) (*signing, error) {
+	if now.IsZero() {
+		now = time.Now()
+	}
+	now = now.Truncate(time.Second)
+	s := &signing{signers: signers}
+	for _, sg := range signers {
+		k := sg.Key
+		if k == nil || k.Dummy() {
+			return nil, errors.New("signing: no secret key material")
+		}
+		if k.Encrypted {
+			return nil, fmt.Errorf("signing: key %X is locked", k.Fingerprint)
+		}
+		algo := sg.Hash
+		if algo == 0 {
+			algo = packet.HashSHA256
+		}
+		if !algo.Supported() || algo == packet.HashRIPEMD160 {
+			return nil, fmt.Errorf("signing: pgpstream does not sign with %v", algo)
+		}
+		if k.Version == 6 && algo.SaltSize() == 0 {
+			return nil, fmt.Errorf("signing: a version 6 key cannot sign with %v (RFC 9580 §5.2.3)", algo)
+		}
+		// go-crypto salts v4 signatures with a notation sized by the
+		// hash (a guard against fault attacks on deterministic EdDSA);
+		// it has no salt size for SHA-1, so SHA-1 signs without one.
+		salted := algo.SaltSize() > 0
+		cfg := &gcpacket.Config{Time: func() time.Time { return now }, NonDeterministicSignaturesViaNotation: &salted}
+		id := k.KeyId
+		sig := &gcpacket.Signature{
+			Version:           k.Version,
+			SigType:           gcpacket.SigTypeBinary,
+			PubKeyAlgo:        k.PubKeyAlgo,
+			Hash:              algo.Crypto(),
+			CreationTime:      now,
+			IssuerKeyId:       &id,
+			IssuerFingerprint: k.Fingerprint,
+		}
+		// PrepareSign starts the hash with the salt for v6.
+		h, err := sig.PrepareSign(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("signing with %X: %w", k.Fingerprint, err)
+		}
+		s.sigs = append(s.sigs, sig)
+		s.hashes = append(s.hashes, h)
+		s.configs = append(s.configs, cfg)
+	}
+	return s, nil
+}
+
+// writeOnePass writes the one-pass signature packets. The signatures come
+// out in the reverse order, so the first signer's one-pass packet is
+// written last, next to the data, with the "last" flag set as GnuPG does.
+func (s *signing) writeOnePass(w io.Writer) error {
+	var buf []byte
+	for i := len(s.sigs) - 1; i >= 0; i-- {
+		k := s.signers[i].Key
+		o := &packet.OnePassSignature{
+			Version:    3,
+			SigType:    packet.SigBinary,
+			Hash:       packet.HashAlgoOf(s.sigs[i].Hash),
+			PubKeyAlgo: uint8(k.PubKeyAlgo),
+			KeyID:      k.KeyId,
+			Last:       i == 0,
+		}
+		if k.Version == 6 {
+			o.Version, o.Salt, o.Fingerprint = 6, s.sigs[i].Salt(), k.Fingerprint
+		}
+		body := o.Append(nil)
+		buf = packet.AppendHeader(buf, packet.TagOnePassSignature, int64(len(body)))
+		buf = append(buf, body...)
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// Write hashes p. It never fails.
+func (s *signing) Write(p []byte) (int, error) {
+	for _, h := range s.hashes {
+		h.Write(p)
+	}
+	return len(p), nil
+}
+
+// reader returns in with everything read from it hashed.
+func (s *signing) reader(in io.Reader) io.Reader { return &hashingReader{r: in, s: s} }
+
+type hashingReader struct {
+	r io.Reader
+	s *signing
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.s.Write(p[:n])
+	return n, err
+}
+
+// writeSignatures signs the hashes and writes the signature packets, first
+// signer first.
+func (s *signing) writeSignatures(w io.Writer) error {
+	for i, sig := range s.sigs {
+		if err := sig.Sign(s.hashes[i], s.signers[i].Key, s.configs[i]); err != nil {
+			return fmt.Errorf("signing with %X: %w", s.signers[i].Key.Fingerprint, err)
+		}
+		if err := sig.Serialize(w); err != nil {
+			return err
+		}
+		if s.signers[i].Made != nil {
+			s.signers[i].Made(sig)
+		}
+	}
+	return nil
+}
+
+// Sign writes a signed, unencrypted message: one-pass signature packets,
+// the literal data (compressed if asked), then the signatures.
+func Sign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
+	if len(opt.Signers) == 0 {
+		return 0, errors.New("no signing key")
+	}
+	var armor io.WriteCloser
+	w := out
+	if opt.Armor {
+		armor = NewArmorWriter(out, "PGP MESSAGE", nil)
+		w = armor
+	}
+	// Small packets (one-pass, signatures) go out through a buffer; the
+	// literal data's chunks pass through it without a copy.
+	bw := iobuf.NewWriter(w, 64<<10)
+	n, err := writePlaintext(in, bw, EncryptOptions{
+		Signers: opt.Signers, SignTime: opt.Time,
+		Compress: opt.Compress, Level: opt.Level, Literal: opt.Literal,
+	})
+	if err != nil {
+		return n, err
+	}
+	if err := bw.Flush(); err != nil {
+		return n, err
+	}
+	if armor != nil {
+		if err := armor.Close(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// DetachSign writes detached signatures over in: the signature packets
+// alone, armored as "PGP SIGNATURE" if asked.
+func DetachSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
+	if len(opt.Signers) == 0 {
+		return 0, errors.New("no signing key")
+	}
+	s, err := newSigning(opt.Signers, opt.Time)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	buf := make([]byte, iobuf.DefaultSize)
+	for {
+		n, err := in.Read(buf)
+		s.Write(buf[:n])
+		total += int64(n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return total, readError{err}
+		}
+	}
+	var armor io.WriteCloser
+	if opt.Armor {
+		armor = NewArmorWriter(out, "PGP SIGNATURE", nil)
+		out = armor
+	}
+	if err := s.writeSignatures(out); err != nil {
+		return total, err
+	}
+	if armor != nil {
+		return total, armor.Close()
+	}
+	return total, nil
+}

@@ -1,0 +1,504 @@
+package filter
+
+import (
+	"bytes"
+	"encoding"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/iobuf"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// SignerKeys finds the public keys that may have made a signature.
+type SignerKeys interface {
+	// SignerKeys returns the keys (primary keys or subkeys) with this key
+	// ID, and this fingerprint when fpr is not nil, that were valid for
+	// signing at t. None means the signer is unknown.
+	SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey
+}
+
+// SigStatus is the outcome of checking one signature.
+type SigStatus int
+
+const (
+	SigGood      SigStatus = iota // made by Key over exactly this data
+	SigBad                        // Key did not make it over this data: the data or the signature was changed
+	SigNoKey                      // no key in the ring matches the issuer
+	SigError                      // not checkable: unsupported version or algorithm, malformed, unusable key
+	SigUnchecked                  // a signature after the literal data with no one-pass packet: see DecryptOptions.LegacyLiteralHash
+)
+
+func (s SigStatus) String() string {
+	switch s {
+	case SigGood:
+		return "good"
+	case SigBad:
+		return "bad"
+	case SigNoKey:
+		return "no public key"
+	case SigError:
+		return "error"
+	case SigUnchecked:
+		return "not checked"
+	}
+	return "unknown"
+}
+
+// Signature forms, as SignatureResult.Form reports them.
+const (
+	FormOnePass     = "one-pass"           // OPS, literal, signature (RFC 9580 §10.3)
+	FormPrefixed    = "signature first"    // signature, literal: the old form, hash known up front
+	FormLegacy      = "literal, signature" // what old GnuPG wrote; RFC 2440 never allowed it
+	FormDetached    = "detached"
+	FormUnannounced = "missing" // a one-pass packet whose signature never came
+)
+
+// SignatureResult is one checked signature.
+type SignatureResult struct {
+	Status SigStatus
+	Form   string
+	// Sig is the parsed signature, or for FormUnannounced a stand-in
+	// built from the one-pass packet. Nil only when the packet did not
+	// parse at all.
+	Sig *packet.Signature
+	Key *gcpacket.PublicKey // the key that checked it (SigGood, SigBad)
+	Err error               // why, for SigBad, SigError, SigUnchecked
+}
+
+// sigHash is one running hash over the literal data. Signatures that
+// need the same hash (algorithm, salt and text mode) share it.
+type sigHash struct {
+	algo  packet.HashAlgo
+	salt  string
+	text  bool
+	h     hash.Hash
+	w     io.Writer // h, or the CRLF canonicalizer in front of it
+	spent bool      // h was handed to a check and could not be cloned
+}
+
+// pendingSig is a signature waiting for its data: announced by a one-pass
+// packet, or read before the literal data.
+type pendingSig struct {
+	ops  *packet.OnePassSignature
+	sig  *packet.Signature
+	form string
+	hh   *sigHash
+}
+
+// verifier follows the signature packets around the literal data, runs
+// exactly the hashes they need over it, and checks them.
+//
+// Copies per byte: none. The hashes read the same slices the output gets.
+type verifier struct {
+	keys    SignerKeys
+	legacy  bool // DecryptOptions.LegacyLiteralHash
+	res     *Result
+	hashes  []*sigHash
+	ops     []*pendingSig // announced, in packet order; signatures pop from the end
+	pre     []*pendingSig // signature-first, waiting for the literal
+	sawLit  bool
+	litHash []*sigHash // the legacy SHA-1 and RIPEMD-160 hashes, if run
+	results []SignatureResult
+}
+
+func (v *verifier) hashFor(algo packet.HashAlgo, salt []byte, text bool) *sigHash {
+	for _, sh := range v.hashes {
+		if sh.algo == algo && sh.salt == string(salt) && sh.text == text && !sh.spent {
+			return sh
+		}
+	}
+	h := algo.New()
+	if h == nil {
+		return nil
+	}
+	h.Write(salt)
+	sh := &sigHash{algo: algo, salt: string(salt), text: text, h: h, w: h}
+	if text {
+		sh.w = &crlfWriter{w: h}
+	}
+	v.hashes = append(v.hashes, sh)
+	v.res.Hashes = append(v.res.Hashes, algo)
+	return sh
+}
+
+// onePass reads a one-pass signature packet.
+func (v *verifier) onePass(body *packet.Body, h packet.Header) error {
+	b, err := body.ReadAll(maxSmallPacket)
+	if err != nil {
+		return err
+	}
+	ops, err := packet.ParseOnePassSignature(b, h.Offset)
+	if err != nil {
+		// Its signature will still come and be reported then.
+		v.ops = append(v.ops, &pendingSig{form: FormOnePass})
+		return nil
+	}
+	if v.sawLit {
+		v.results = append(v.results, SignatureResult{Status: SigError, Form: FormOnePass, Sig: opsStandIn(ops),
+			Err: errors.New("one-pass signature packet after the literal data")})
+		return nil
+	}
+	p := &pendingSig{ops: ops, form: FormOnePass}
+	if ops.SigType == packet.SigBinary || ops.SigType == packet.SigText {
+		p.hh = v.hashFor(ops.Hash, ops.Salt, ops.SigType == packet.SigText)
+	}
+	v.ops = append(v.ops, p)
+	return nil
+}
+
+// signature reads a signature packet: before the literal data it is the
+// old signature-first form; after it, it closes a one-pass signature or is
+// old GnuPG's literal-then-signature form.
+func (v *verifier) signature(body *packet.Body, h packet.Header) error {
+	b, err := body.ReadAll(maxSmallPacket)
+	if err != nil {
+		return err
+	}
+	sig, perr := packet.ParseSignature(b, h.Offset)
+	if !v.sawLit {
+		if perr != nil {
+			v.results = append(v.results, SignatureResult{Status: SigError, Form: FormPrefixed, Err: perr})
+			return nil
+		}
+		p := &pendingSig{sig: sig, form: FormPrefixed}
+		if sig.SigType == packet.SigBinary || sig.SigType == packet.SigText {
+			p.hh = v.hashFor(sig.Hash, sig.Salt, sig.SigType == packet.SigText)
+		}
+		v.pre = append(v.pre, p)
+		return nil
+	}
+	if n := len(v.ops); n > 0 {
+		p := v.ops[n-1]
+		v.ops = v.ops[:n-1]
+		if perr != nil {
+			v.results = append(v.results, SignatureResult{Status: SigError, Form: FormOnePass, Err: perr})
+			return nil
+		}
+		p.sig = sig
+		v.results = append(v.results, v.check(p))
+		return nil
+	}
+	if perr != nil {
+		v.results = append(v.results, SignatureResult{Status: SigError, Form: FormLegacy, Err: perr})
+		return nil
+	}
+	if !v.legacy {
+		v.results = append(v.results, SignatureResult{Status: SigUnchecked, Form: FormLegacy, Sig: sig,
+			Err: errors.New("a signature after the literal data without a one-pass packet was not checked")})
+		return nil
+	}
+	p := &pendingSig{sig: sig, form: FormLegacy}
+	for _, sh := range v.litHash {
+		if sh.algo == sig.Hash && sig.SigType == packet.SigBinary && sig.Salt == nil {
+			p.hh = sh
+		}
+	}
+	if p.hh == nil {
+		v.results = append(v.results, SignatureResult{Status: SigError, Form: FormLegacy, Sig: sig,
+			Err: fmt.Errorf("the literal data was hashed with SHA1 and RIPEMD160 only, the signature needs %v (type %#02x)", sig.Hash, sig.SigType)})
+		return nil
+	}
+	v.results = append(v.results, v.check(p))
+	return nil
+}
+
+// literal is called when the literal data starts; it returns the writer
+// the data goes through on its way to out: out itself when nothing is
+// hashed.
+func (v *verifier) literal(out io.Writer) io.Writer {
+	v.sawLit = true
+	if len(v.ops) == 0 && len(v.pre) == 0 && v.legacy {
+		// Old GnuPG put the signature after the data with nothing
+		// before it to say which hash it used; GnuPG guesses the two
+		// it used to default to. Only on request: it costs two hashes
+		// over every unsigned message.
+		for _, a := range []packet.HashAlgo{packet.HashSHA1, packet.HashRIPEMD160} {
+			v.litHash = append(v.litHash, v.hashFor(a, nil, false))
+		}
+	}
+	return v.writer(out)
+}
+
+// writer returns out with every running hash fed from the same slices.
+func (v *verifier) writer(out io.Writer) io.Writer {
+	if len(v.hashes) == 0 {
+		return out
+	}
+	ws := make([]io.Writer, 0, len(v.hashes)+1)
+	for _, sh := range v.hashes {
+		ws = append(ws, sh.w)
+	}
+	return &teeWriter{hashes: ws, out: out}
+}
+
+// teeWriter hashes what it writes. It is not io.MultiWriter because a
+// hash never fails and the output's errors must come back unchanged.
+type teeWriter struct {
+	hashes []io.Writer
+	out    io.Writer
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	n, err := t.out.Write(p)
+	for _, h := range t.hashes {
+		h.Write(p[:n])
+	}
+	return n, err
+}
+
+// finish checks the signature-first signatures, reports one-pass
+// packets whose signature never came, and returns every result in packet
+// order.
+func (v *verifier) finish() []SignatureResult {
+	for _, p := range v.pre {
+		if !v.sawLit {
+			v.results = append(v.results, SignatureResult{Status: SigError, Form: p.form, Sig: p.sig,
+				Err: errors.New("no literal data follows the signature")})
+			continue
+		}
+		v.results = append(v.results, v.check(p))
+	}
+	v.pre = nil
+	for i := len(v.ops) - 1; i >= 0; i-- {
+		p := v.ops[i]
+		r := SignatureResult{Status: SigError, Form: FormUnannounced, Err: errors.New("the signature a one-pass packet announced is missing")}
+		if p.ops != nil {
+			r.Sig = opsStandIn(p.ops)
+		}
+		v.results = append(v.results, r)
+	}
+	v.ops = nil
+	return v.results
+}
+
+// opsStandIn describes the signature a one-pass packet announced, for
+// reports about it.
+func opsStandIn(o *packet.OnePassSignature) *packet.Signature {
+	ver := 4
+	if o.Version == 6 {
+		ver = 6
+	}
+	return &packet.Signature{Version: ver, SigType: o.SigType, PubKeyAlgo: o.PubKeyAlgo, Hash: o.Hash,
+		Salt: o.Salt, IssuerKeyID: o.KeyID, IssuerFingerprint: o.Fingerprint}
+}
+
+// check verifies one signature against its hash.
+func (v *verifier) check(p *pendingSig) SignatureResult {
+	sig := p.sig
+	r := SignatureResult{Form: p.form, Sig: sig, Status: SigError}
+	if p.ops != nil {
+		o := p.ops
+		// The one-pass packet chose the hash; a signature that does not
+		// match it was not computed over what was hashed.
+		if o.Hash != sig.Hash || o.SigType != sig.SigType || !bytes.Equal(o.Salt, sig.Salt) ||
+			(o.Version == 6) != (sig.Version == 6) ||
+			(o.Fingerprint != nil && !bytes.Equal(o.Fingerprint, sig.IssuerFingerprint)) {
+			r.Status = SigBad
+			r.Err = errors.New("the signature does not match its one-pass signature packet")
+			return r
+		}
+	}
+	if sig.SigType != packet.SigBinary && sig.SigType != packet.SigText {
+		r.Err = fmt.Errorf("signature type %#02x is not a document signature", sig.SigType)
+		return r
+	}
+	if p.hh == nil {
+		r.Err = &packet.UnsupportedError{Packet: "signature", Offset: -1, What: "hash algorithm " + sig.Hash.String()}
+		return r
+	}
+	gs, err := goCryptoSignature(sig)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	var keys []*gcpacket.PublicKey
+	if v.keys != nil {
+		keys = v.keys.SignerKeys(sig.IssuerKeyID, sig.IssuerFingerprint, sig.Created)
+	}
+	if len(keys) == 0 {
+		r.Status = SigNoKey
+		return r
+	}
+	for i, k := range keys {
+		h, err := p.hh.clone()
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		err = k.VerifySignature(h, gs)
+		if err == nil {
+			r.Status, r.Key, r.Err = SigGood, k, nil
+			return r
+		}
+		if i == 0 {
+			r.Status, r.Key, r.Err = SigBad, k, err
+		}
+		// go-crypto appends to HashSuffix for v5; parse afresh for the next key.
+		if gs, err = goCryptoSignature(sig); err != nil {
+			r.Status, r.Err = SigError, err
+			return r
+		}
+	}
+	return r
+}
+
+// clone returns a hash in the state of sh.h for one check to finish,
+// leaving sh.h for the next; the standard library's hashes can do this
+// through their binary marshaling. A hash that cannot (RIPEMD-160) is
+// handed over itself, once.
+func (sh *sigHash) clone() (hash.Hash, error) {
+	if sh.spent {
+		return nil, fmt.Errorf("%v hash already used by another signature", sh.algo)
+	}
+	if m, ok := sh.h.(encoding.BinaryMarshaler); ok {
+		state, err := m.MarshalBinary()
+		if err == nil {
+			n := sh.algo.New()
+			if u, ok := n.(encoding.BinaryUnmarshaler); ok && u.UnmarshalBinary(state) == nil {
+				return n, nil
+			}
+		}
+	}
+	sh.spent = true
+	return sh.h, nil
+}
+
+// goCryptoSignature parses sig's packet with go-crypto, which does the
+// public-key arithmetic.
+func goCryptoSignature(sig *packet.Signature) (*gcpacket.Signature, error) {
+	if sig.Version == 3 {
+		return nil, &packet.UnsupportedError{Packet: "signature", Offset: -1, What: "signature version 3"}
+	}
+	raw := packet.AppendHeader(make([]byte, 0, len(sig.Body)+6), packet.TagSignature, int64(len(sig.Body)))
+	raw = append(raw, sig.Body...)
+	p, err := gcpacket.Read(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	gs, ok := p.(*gcpacket.Signature)
+	if !ok {
+		return nil, errors.New("not a signature packet")
+	}
+	return gs, nil
+}
+
+// crlfWriter canonicalizes text for a text-mode signature (RFC 9580
+// §5.2.1.2): every line ending is hashed as CR LF. It scans for LF with
+// IndexByte and writes the runs between in bulk.
+type crlfWriter struct {
+	w      io.Writer
+	lastCR bool
+}
+
+func (c *crlfWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			c.w.Write(p)
+			c.lastCR = p[len(p)-1] == '\r'
+			break
+		}
+		prevCR := c.lastCR
+		if i > 0 {
+			prevCR = p[i-1] == '\r'
+		}
+		if prevCR {
+			c.w.Write(p[:i+1])
+		} else {
+			c.w.Write(p[:i])
+			c.w.Write(crlf)
+		}
+		c.lastCR = false
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+var crlf = []byte{'\r', '\n'}
+
+// VerifyOptions configure VerifyDetached.
+type VerifyOptions struct {
+	Signers SignerKeys
+	Events  Events // told about each signature; nil for none
+}
+
+// VerifyDetached checks the detached signatures in sig (binary or
+// armored) over data. It returns an error only when sig holds no
+// signature or a stream fails; the outcome of each check is in the
+// results.
+func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, error) {
+	src := iobuf.NewReader(sig, 64<<10)
+	head, err := src.Peek(64)
+	if len(head) == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, errors.New("the signature file is empty")
+		}
+		return nil, err
+	}
+	var r iobuf.Reader = src
+	if IsArmored(head) {
+		ar, err := NewArmorReader(src)
+		if err != nil {
+			return nil, err
+		}
+		r = iobuf.NewReader(ar, 64<<10)
+	}
+	v := &verifier{keys: opt.Signers, res: &Result{}}
+	for {
+		h, err := packet.ReadHeader(r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		body := packet.NewBody(r, h)
+		switch h.Tag {
+		case packet.TagSignature:
+			if err := v.signature(body, h); err != nil {
+				return nil, err
+			}
+		case packet.TagMarker, packet.TagPadding:
+			if err := body.Discard(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "a detached signature holds only signature packets"}
+		}
+	}
+	if len(v.pre) == 0 && len(v.results) == 0 {
+		return nil, errors.New("no signature found")
+	}
+	w := v.literal(io.Discard)
+	// Read in large blocks: each Write into a hash has a fixed cost, and
+	// io.Copy would read 32 KiB at a time or hand the work to the
+	// source's WriteTo.
+	buf := make([]byte, iobuf.DefaultSize)
+	for {
+		n, err := data.Read(buf)
+		w.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the signed data: %w", err)
+		}
+	}
+	res := v.finish()
+	for i := range res {
+		res[i].Form = FormDetached
+	}
+	if opt.Events != nil {
+		for _, r := range res {
+			opt.Events.Signature(r)
+		}
+	}
+	return res, nil
+}

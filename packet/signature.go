@@ -1,0 +1,296 @@
+package packet
+
+import (
+	"crypto"
+	_ "crypto/sha1" // registered for crypto.Hash.New
+	_ "crypto/sha256"
+	_ "crypto/sha3"
+	_ "crypto/sha512"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/ripemd160"
+)
+
+// HashAlgo is a hash algorithm id (RFC 9580 §9.5).
+type HashAlgo uint8
+
+const (
+	HashMD5       HashAlgo = 1
+	HashSHA1      HashAlgo = 2
+	HashRIPEMD160 HashAlgo = 3
+	HashSHA256    HashAlgo = 8
+	HashSHA384    HashAlgo = 9
+	HashSHA512    HashAlgo = 10
+	HashSHA224    HashAlgo = 11
+	HashSHA3_256  HashAlgo = 12
+	HashSHA3_512  HashAlgo = 14
+)
+
+var hashInfo = map[HashAlgo]struct {
+	name string
+	h    crypto.Hash
+	salt int // v6 signature salt length (RFC 9580 §9.5); 0: not allowed in v6
+}{
+	HashMD5:       {"MD5", crypto.MD5, 0},
+	HashSHA1:      {"SHA1", crypto.SHA1, 0},
+	HashRIPEMD160: {"RIPEMD160", crypto.RIPEMD160, 0},
+	HashSHA256:    {"SHA256", crypto.SHA256, 16},
+	HashSHA384:    {"SHA384", crypto.SHA384, 24},
+	HashSHA512:    {"SHA512", crypto.SHA512, 32},
+	HashSHA224:    {"SHA224", crypto.SHA224, 16},
+	HashSHA3_256:  {"SHA3-256", crypto.SHA3_256, 16},
+	HashSHA3_512:  {"SHA3-512", crypto.SHA3_512, 32},
+}
+
+func (a HashAlgo) String() string {
+	if i, ok := hashInfo[a]; ok {
+		return i.name
+	}
+	return fmt.Sprintf("unknown hash %d", uint8(a))
+}
+
+// Crypto is the standard library's id for a, 0 when there is none.
+func (a HashAlgo) Crypto() crypto.Hash { return hashInfo[a].h }
+
+// SaltSize is the salt length a version 6 signature or one-pass signature
+// with this hash carries, 0 for a hash RFC 9580 does not allow there.
+func (a HashAlgo) SaltSize() int { return hashInfo[a].salt }
+
+// Supported reports whether New can make a hasher for a. MD5 is known by
+// name but never hashed: signatures over it are forgeable.
+func (a HashAlgo) Supported() bool {
+	if a == HashRIPEMD160 {
+		return true
+	}
+	return a != HashMD5 && a.Crypto() != 0 && a.Crypto().Available()
+}
+
+// New returns a fresh hasher, or nil when a is not Supported.
+func (a HashAlgo) New() hash.Hash {
+	if !a.Supported() {
+		return nil
+	}
+	if a == HashRIPEMD160 {
+		return ripemd160.New()
+	}
+	return a.Crypto().New()
+}
+
+// HashAlgoOf maps a standard library hash to its OpenPGP id, 0 when there is none.
+func HashAlgoOf(h crypto.Hash) HashAlgo {
+	for id, i := range hashInfo {
+		if i.h == h {
+			return id
+		}
+	}
+	return 0
+}
+
+// ParseHashAlgo accepts gpg's spellings of --digest-algo: SHA256,
+// SHA-256, sha256, or the number. MD5 is refused.
+func ParseHashAlgo(s string) (HashAlgo, error) {
+	u := strings.ToUpper(strings.ReplaceAll(s, "-", ""))
+	if u == "SHA3256" || u == "SHA3512" {
+		u = "SHA3-" + u[4:]
+	}
+	if u == "RMD160" {
+		u = "RIPEMD160"
+	}
+	for id, i := range hashInfo {
+		if id == HashMD5 {
+			continue
+		}
+		if i.name == u || fmt.Sprint(uint8(id)) == u {
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown digest %q (use SHA256, SHA384, SHA512, SHA224 or SHA1)", s)
+}
+
+// Signature types pgpstream reads and writes (RFC 9580 §5.2.1).
+const (
+	SigBinary byte = 0x00 // a binary document
+	SigText   byte = 0x01 // a text document, hashed with CRLF line endings
+)
+
+// Signature is what pgpstream needs to know about a Signature packet
+// (RFC 9580 §5.2) before it can check it: which hash to run over which
+// data, and who made it. The cryptographic check itself is done on Body
+// by go-crypto.
+type Signature struct {
+	Version    int // 3, 4, 5 or 6
+	SigType    byte
+	PubKeyAlgo uint8
+	Hash       HashAlgo
+	Salt       []byte // version 6 only
+	Created    time.Time
+	// IssuerKeyID is the issuer's 64-bit key ID, from the v3 header or
+	// an issuer subpacket, or derived from IssuerFingerprint; 0 if none.
+	IssuerKeyID       uint64
+	IssuerFingerprint []byte // from the issuer fingerprint subpacket, nil if none
+	HashPrefix        [2]byte
+	Body              []byte // the packet body as read
+}
+
+// maxSigSubpackets bounds the subpacket areas of a data signature: real
+// ones carry a few dozen bytes; certificates with embedded signatures
+// are not read here.
+const maxSigSubpackets = 1 << 16
+
+// ParseSignature parses a Signature packet body. Offset is the packet's
+// offset, for errors.
+func ParseSignature(b []byte, offset int64) (*Signature, error) {
+	short := func() error {
+		return &TruncatedError{"signature", offset, "the rest of the signature packet"}
+	}
+	if len(b) < 1 {
+		return nil, short()
+	}
+	s := &Signature{Version: int(b[0]), Body: b}
+	switch s.Version {
+	case 3:
+		// §5.2.2: hashed length 5, type, time, key ID, algorithms, prefix.
+		if len(b) < 19 {
+			return nil, short()
+		}
+		if b[1] != 5 {
+			return nil, &StructuralError{"signature", offset, "v3 hashed material length is not 5"}
+		}
+		s.SigType = b[2]
+		s.Created = time.Unix(int64(binary.BigEndian.Uint32(b[3:])), 0)
+		s.IssuerKeyID = binary.BigEndian.Uint64(b[7:])
+		s.PubKeyAlgo = b[15]
+		s.Hash = HashAlgo(b[16])
+		copy(s.HashPrefix[:], b[17:19])
+		return s, nil
+	case 4, 5, 6:
+	default:
+		return nil, &UnsupportedError{"signature", offset, fmt.Sprintf("signature version %d", s.Version)}
+	}
+	lenSize := 2
+	if s.Version == 6 {
+		lenSize = 4
+	}
+	if len(b) < 4+lenSize {
+		return nil, short()
+	}
+	s.SigType, s.PubKeyAlgo, s.Hash = b[1], b[2], HashAlgo(b[3])
+	rest := b[4:]
+	var areas [2][]byte
+	for i := range areas {
+		if len(rest) < lenSize {
+			return nil, short()
+		}
+		var n uint64
+		if lenSize == 4 {
+			n = uint64(binary.BigEndian.Uint32(rest))
+		} else {
+			n = uint64(binary.BigEndian.Uint16(rest))
+		}
+		rest = rest[lenSize:]
+		if n > maxSigSubpackets {
+			return nil, &StructuralError{"signature", offset, "subpacket area too large"}
+		}
+		if uint64(len(rest)) < n {
+			return nil, short()
+		}
+		areas[i], rest = rest[:n], rest[n:]
+	}
+	if len(rest) < 2 {
+		return nil, short()
+	}
+	copy(s.HashPrefix[:], rest)
+	rest = rest[2:]
+	if s.Version == 6 {
+		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
+			return nil, short()
+		}
+		n := int(rest[0])
+		if n != s.Hash.SaltSize() {
+			return nil, &StructuralError{"signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", n, s.Hash)}
+		}
+		s.Salt = rest[1 : 1+n]
+	}
+	// The hashed area is authoritative; the unhashed one may only add an
+	// issuer the hashed area lacks (older signers put it there).
+	for i, area := range areas {
+		if err := s.subpackets(area, i == 0, offset); err != nil {
+			return nil, err
+		}
+	}
+	if s.IssuerKeyID == 0 && s.IssuerFingerprint != nil {
+		s.IssuerKeyID = KeyIDOf(s.IssuerFingerprint)
+	}
+	return s, nil
+}
+
+// Subpacket types read here (RFC 9580 §5.2.3.7).
+const (
+	subCreationTime      = 2
+	subIssuerKeyID       = 16
+	subIssuerFingerprint = 33
+)
+
+func (s *Signature) subpackets(area []byte, hashed bool, offset int64) error {
+	for len(area) > 0 {
+		n, size, ok := subpacketLength(area)
+		if !ok || n == 0 || uint64(len(area)-size) < n {
+			return &StructuralError{"signature", offset, "malformed subpacket length"}
+		}
+		body := area[size : size+int(n)]
+		area = area[size+int(n):]
+		typ, data := body[0]&0x7f, body[1:]
+		switch typ {
+		case subCreationTime:
+			if hashed && len(data) == 4 {
+				s.Created = time.Unix(int64(binary.BigEndian.Uint32(data)), 0)
+			}
+		case subIssuerKeyID:
+			if len(data) == 8 && (hashed || s.IssuerKeyID == 0) {
+				s.IssuerKeyID = binary.BigEndian.Uint64(data)
+			}
+		case subIssuerFingerprint:
+			if len(data) > 1 && (hashed || s.IssuerFingerprint == nil) {
+				s.IssuerFingerprint = data[1:]
+			}
+		}
+	}
+	return nil
+}
+
+// subpacketLength decodes a subpacket length (RFC 9580 §5.2.3.7), which
+// uses the new-format packet length octets without the partial form.
+func subpacketLength(b []byte) (n uint64, size int, ok bool) {
+	switch {
+	case len(b) < 1:
+		return 0, 0, false
+	case b[0] < 192:
+		return uint64(b[0]), 1, true
+	case b[0] < 255:
+		if len(b) < 2 {
+			return 0, 0, false
+		}
+		return (uint64(b[0])-192)<<8 + uint64(b[1]) + 192, 2, true
+	default:
+		if len(b) < 5 {
+			return 0, 0, false
+		}
+		return uint64(binary.BigEndian.Uint32(b[1:])), 5, true
+	}
+}
+
+// KeyIDOf derives a key ID from a fingerprint: the low 64 bits of a v4
+// fingerprint, the high 64 bits of a v5 or v6 one (RFC 9580 §5.5.4).
+func KeyIDOf(fpr []byte) uint64 {
+	switch {
+	case len(fpr) == 20:
+		return binary.BigEndian.Uint64(fpr[12:])
+	case len(fpr) >= 8:
+		return binary.BigEndian.Uint64(fpr)
+	}
+	return 0
+}
