@@ -7,6 +7,7 @@ import (
 	"github.com/ProtonMail/go-crypto/eax"
 	"github.com/ProtonMail/go-crypto/ocb"
 
+	ourEAX "github.com/pgpstream/pgpstream/internal/eax"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -29,6 +30,10 @@ func newAEAD(c packet.CipherAlgo, mode packet.AEADAlgo, key []byte) (cipher.AEAD
 	case packet.AEADOCB:
 		return ocb.NewOCBWithNonceAndTagSize(block, mode.NonceSize(), aeadTagSize)
 	case packet.AEADEAX:
+		if c.IsAES() {
+			// AES-NI OMAC in one assembly loop, CTR from the standard library.
+			return ourEAX.NewWithNonceSize(key, mode.NonceSize())
+		}
 		return eax.NewEAXWithNonceAndTagSize(block, mode.NonceSize(), aeadTagSize)
 	case packet.AEADGCM:
 		return cipher.NewGCM(block)

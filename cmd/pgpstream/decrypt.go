@@ -49,6 +49,7 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 		Keys:              keys,
 		AllowUnprotected:  c.Bool("allow-unprotected"),
 		MaxDecompressed:   c.Int64("max-output"),
+		Threads:           c.Int("threads"),
 		Signers:           signers,
 		LegacyLiteralHash: c.Bool("legacy-literal-hash"),
 		Events:            &decryptEvents{st: st, status: ds, sigs: sigs},

@@ -5,10 +5,11 @@ import (
 	"crypto/cipher"
 	"runtime"
 
-	"github.com/ProtonMail/go-crypto/eax"
 	"github.com/ProtonMail/go-crypto/ocb"
 	"golang.org/x/sys/cpu"
 
+	"github.com/pgpstream/pgpstream/internal/cfb"
+	"github.com/pgpstream/pgpstream/internal/eax"
 	"github.com/pgpstream/pgpstream/internal/hwf"
 )
 
@@ -19,34 +20,16 @@ import (
 // (ocb.New, cfb.NewAESEncrypter / cfb.NewAESDecrypter, eax.New, and each
 // package's Implementation for the name).
 var (
-	newCFBEncrypter = func(key, iv []byte) (cipher.Stream, error) {
-		b, err := aes.NewCipher(key)
-		if err != nil {
-			return nil, err
-		}
-		return cipher.NewCFBEncrypter(b, iv), nil //nolint:staticcheck // OpenPGP's CFB
-	}
-	newCFBDecrypter = func(key, iv []byte) (cipher.Stream, error) {
-		b, err := aes.NewCipher(key)
-		if err != nil {
-			return nil, err
-		}
-		return cipher.NewCFBDecrypter(b, iv), nil //nolint:staticcheck // OpenPGP's CFB
-	}
-	newOCB = func(key []byte, nonceSize int) (cipher.AEAD, error) {
+	newCFBEncrypter = func(key, iv []byte) (cipher.Stream, error) { return cfb.NewAESEncrypter(key, iv) }
+	newCFBDecrypter = func(key, iv []byte) (cipher.Stream, error) { return cfb.NewAESDecrypter(key, iv) }
+	newOCB          = func(key []byte, nonceSize int) (cipher.AEAD, error) {
 		b, err := aes.NewCipher(key)
 		if err != nil {
 			return nil, err
 		}
 		return ocb.NewOCBWithNonceAndTagSize(b, nonceSize, 16)
 	}
-	newEAX = func(key []byte) (cipher.AEAD, error) {
-		b, err := aes.NewCipher(key)
-		if err != nil {
-			return nil, err
-		}
-		return eax.NewEAXWithNonceAndTagSize(b, 16, 16)
-	}
+	newEAX = func(key []byte) (cipher.AEAD, error) { return eax.New(key) }
 	newGCM = func(key []byte) (cipher.AEAD, error) {
 		b, err := aes.NewCipher(key)
 		if err != nil {
@@ -55,9 +38,9 @@ var (
 		return cipher.NewGCM(b)
 	}
 
-	cfbImplementation = func() string { return "crypto/cipher CFB over " + stdlibAES() }
+	cfbImplementation = func() string { return "pgpstream CFB: " + cfb.Implementation() }
 	ocbImplementation = func() string { return "go-crypto OCB over " + stdlibAES() }
-	eaxImplementation = func() string { return "go-crypto EAX over " + stdlibAES() }
+	eaxImplementation = func() string { return "pgpstream EAX: " + eax.Implementation() }
 	gcmImplementation = func() string { return "crypto/cipher GCM, " + stdlibGCM() }
 )
 
