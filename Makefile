@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/pgpstream
 export GOFLAGS ?= -trimpath
 
-.PHONY: all build demo test test-short vet fuzz bench clean
+.PHONY: all build demo test test-long test-purego test-arm64 fuzz bench clean
 
 all: build
 
@@ -16,10 +16,26 @@ demo: build
 	./scripts/demo.sh $(BIN)
 
 # Everything CI runs: vet, the unit and CLI tests, the interoperability
-# tests against gpg, rnp and sq (installed by .ci/run).
+# tests against gpg, rnp, sq and OpenPGP.js (installed by .ci/run), and
+# the engines' tests on their fallbacks: the pure-Go build and, under
+# qemu-user, linux/arm64.
 test: build
 	$(GO) vet ./...
+	GOARCH=arm64 $(GO) vet ./...
+	$(GO) vet -tags purego ./...
 	$(GO) test -short -count=1 -timeout 15m ./...
+	$(MAKE) test-purego test-arm64
+
+# The engines and the filters on the pure-Go paths (no assembly at all).
+test-purego:
+	$(GO) test -short -count=1 -tags purego ./internal/... ./packet ./filter
+
+# The engines as a linux/arm64 binary under qemu-user. QEMU is needed:
+# without it this fails rather than pass having tested nothing.
+QEMU_ARM64 ?= $(shell command -v qemu-aarch64 || command -v qemu-aarch64-static)
+test-arm64:
+	@test -n "$(QEMU_ARM64)" || { echo "test-arm64: needs qemu-aarch64 (apt-get install qemu-user)"; exit 1; }
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -short -count=1 -exec $(QEMU_ARM64) ./internal/... ./packet ./iobuf
 
 # The long runs (1 GiB streams, RSS checks) that -short skips.
 test-long: build

@@ -3,7 +3,6 @@ package bench
 import (
 	"math"
 	"testing"
-	"time"
 )
 
 func TestRegression(t *testing.T) {
@@ -11,39 +10,6 @@ func TestRegression(t *testing.T) {
 	y := []float64{105, 107, 109, 111} // 2 per unit plus a fixed 103
 	if got := regression(x, y); math.Abs(got-2) > 1e-9 {
 		t.Fatalf("slope %v, want 2", got)
-	}
-}
-
-// The per-call cost must drop out: an op that sleeps a fixed time and then
-// does real work per byte has the slope of the work alone, within noise.
-func TestSlopeIgnoresPerCallCost(t *testing.T) {
-	buf := make([]byte, 16<<10)
-	work := func(n int) {
-		for i := range buf[:n] {
-			buf[i] += byte(i)
-		}
-	}
-	// Timing on a shared machine: take the best of three, as a person
-	// rerunning bench on a busy box would.
-	best := func(op Op) float64 {
-		v := math.Inf(1)
-		for i := 0; i < 3; i++ {
-			v = math.Min(v, Slope(op, Options{Repeats: 5, Budget: 40 * time.Millisecond}))
-		}
-		return v
-	}
-	base := best(work)
-	withOverhead := best(func(n int) {
-		sink = chain(2000, 1) // ~16k cycles, ~5 µs, the same for every n
-		work(n)
-	})
-	if base <= 0 || withOverhead <= 0 {
-		t.Fatalf("non-positive slopes %v %v", base, withOverhead)
-	}
-	// Leaking into the slope, 5 µs per call would add several ns/B at
-	// the small sizes; dropping out, it adds nothing beyond noise.
-	if withOverhead > 1.5*base+0.3 {
-		t.Errorf("slope with a fixed per-call cost %.3f ns/B, without %.3f ns/B", withOverhead, base)
 	}
 }
 
