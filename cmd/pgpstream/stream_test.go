@@ -56,48 +56,70 @@ func runBin(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) int
 // TestStreamingMemory streams messages of two sizes through encryption
 // (from a pipe, length unknown) and decryption (to a pipe) and checks that
 // peak RSS does not grow with the message: every stage works in fixed
-// buffers. The data also round-trips (a SHA-256 over the output).
+// buffers, AEAD in a few chunks per worker. The data also round-trips (a
+// SHA-256 over the output).
 func TestStreamingMemory(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("needs the go command to build pgpstream")
 	}
-	small, big := int64(64<<20), int64(1<<30)
+	sizes := []int64{64 << 20, 1 << 30, 4 << 30}
 	if testing.Short() {
-		small, big = 16<<20, 256<<20
+		sizes = []int64{16 << 20, 256 << 20}
 	}
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
 	runBin(t, nil, io.Discard, "--homedir", home, "--batch", "--quick-gen-key", "Stream <stream@example.org>")
 
-	rss := map[int64][2]int64{}
-	for _, size := range []int64{small, big} {
-		msg := filepath.Join(dir, fmt.Sprint(size)+".pgp")
-		enc := runBin(t, io.LimitReader(zeros{}, size), io.Discard,
-			"--homedir", home, "--batch", "--yes", "--encrypt", "--recipient", "stream@example.org",
-			"--cipher-algo", "aes128", "--compress-algo", "none", "--output", msg)
-		h := sha256.New()
-		counter := &countWriter{w: h}
-		dec := runBin(t, nil, counter, "--homedir", home, "--batch", "--decrypt", msg)
-		if counter.n != size {
-			t.Fatalf("%d bytes: decrypted %d", size, counter.n)
-		}
-		want := sha256.New()
-		io.Copy(want, io.LimitReader(zeros{}, size))
-		if !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
-			t.Fatalf("%d bytes: plaintext differs", size)
-		}
-		os.Remove(msg)
-		rss[size] = [2]int64{enc, dec}
-		t.Logf("%4d MiB: peak RSS encrypt %d KiB, decrypt %d KiB", size>>20, enc, dec)
+	formats := []struct {
+		name string
+		args []string
+	}{
+		{"SEIPD v1", nil},
+		{"SEIPD v2 OCB, 4 MiB chunks", []string{"--force-aead"}},
+		{"tag 20 OCB, 4 MiB chunks", []string{"--force-aead", "--rfc4880bis"}},
 	}
-	// The decrypt side holds back up to 8 MiB for standard output, which
-	// both sizes fill; beyond that nothing may grow with the message.
-	const slackKiB = 4 << 10
-	for i, name := range []string{"encrypt", "decrypt"} {
-		if grow := rss[big][i] - rss[small][i]; grow > slackKiB {
-			t.Errorf("%s: peak RSS grew by %d KiB from %d MiB to %d MiB", name, grow, small>>20, big>>20)
-		}
+	for _, f := range formats {
+		t.Run(f.name, func(t *testing.T) {
+			rss := map[int64][2]int64{}
+			for _, size := range sizes {
+				msg := filepath.Join(dir, fmt.Sprint(size)+".pgp")
+				args := append([]string{"--homedir", home, "--batch", "--yes", "--encrypt", "--recipient", "stream@example.org",
+					"--cipher-algo", "aes128", "--compress-algo", "none", "--output", msg}, f.args...)
+				enc := runBin(t, io.LimitReader(zeros{}, size), io.Discard, args...)
+				h := sha256.New()
+				counter := &countWriter{w: h}
+				dec := runBin(t, nil, counter, "--homedir", home, "--batch", "--decrypt", msg)
+				os.Remove(msg)
+				if counter.n != size {
+					t.Fatalf("%d bytes: decrypted %d", size, counter.n)
+				}
+				if !bytes.Equal(h.Sum(nil), zeroDigest(size)) {
+					t.Fatalf("%d bytes: plaintext differs", size)
+				}
+				rss[size] = [2]int64{enc, dec}
+				t.Logf("%4d MiB: peak RSS encrypt %d KiB, decrypt %d KiB", size>>20, enc, dec)
+			}
+			// The decrypt side holds back up to 8 MiB for standard
+			// output, which every size fills; beyond that nothing may
+			// grow with the message.
+			const slackKiB = 4 << 10
+			small := sizes[0]
+			for _, big := range sizes[1:] {
+				for i, name := range []string{"encrypt", "decrypt"} {
+					if grow := rss[big][i] - rss[small][i]; grow > slackKiB {
+						t.Errorf("%s: peak RSS grew by %d KiB from %d MiB to %d MiB", name, grow, small>>20, big>>20)
+					}
+				}
+			}
+		})
 	}
+}
+
+// zeroDigest is the SHA-256 of size zero bytes.
+func zeroDigest(size int64) []byte {
+	h := sha256.New()
+	io.Copy(h, io.LimitReader(zeros{}, size))
+	return h.Sum(nil)
 }
 
 type countWriter struct {
