@@ -69,6 +69,7 @@ func trackTemp(name string, add bool) {
 // goes to standard output is held back (see holdback) until commit.
 func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, error) {
 	if path == "" || path == "-" {
+		growPipe(st.stdout)
 		o := &output{w: st.stdout, commit: func() error { return nil }, abort: func() {}, released: func() bool { return true }}
 		if f, ok := st.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			o.terminal = true
@@ -185,6 +186,7 @@ func sameFile(in, out string) bool {
 func openInput(st *state, c *cli.Context) (io.Reader, string, func(), error) {
 	switch c.NArg() {
 	case 0:
+		growPipe(st.stdin)
 		return st.stdin, "", func() {}, nil
 	case 1:
 	default:
@@ -192,6 +194,7 @@ func openInput(st *state, c *cli.Context) (io.Reader, string, func(), error) {
 	}
 	name := c.Args().First()
 	if name == "-" {
+		growPipe(st.stdin)
 		return st.stdin, "", func() {}, nil
 	}
 	f, err := os.Open(name)
