@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/pgpstream
 export GOFLAGS ?= -trimpath
 
-.PHONY: all build demo test test-long test-purego test-arm64 fuzz bench clean
+.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench clean
 
 all: build
 
@@ -19,12 +19,22 @@ demo: build
 # tests against gpg, rnp, sq and OpenPGP.js (installed by .ci/run), and
 # the engines' tests on their fallbacks: the pure-Go build and, under
 # qemu-user, linux/arm64.
-test: build
+test: build openpgpjs
 	$(GO) vet ./...
 	GOARCH=arm64 $(GO) vet ./...
 	$(GO) vet -tags purego ./...
 	$(GO) test -short -count=1 -timeout 15m ./...
 	$(MAKE) test-purego test-arm64
+
+# OpenPGP.js, pinned in testdata/openpgpjs, for the RFC 9580 interop tests;
+# installed again only when its lock file changes. Without npm the tests
+# that need it skip (or fail, with PGPSTREAM_REQUIRE_PEERS set).
+OPENPGPJS := testdata/openpgpjs/node_modules/.package-lock.json
+openpgpjs:
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(OPENPGPJS); \
+	else echo "openpgpjs: npm not found; the OpenPGP.js tests will skip"; fi
+$(OPENPGPJS): testdata/openpgpjs/package-lock.json
+	npm ci --prefix testdata/openpgpjs --no-audit --no-fund --loglevel=error
 
 # The engines and the filters on the pure-Go paths (no assembly at all).
 test-purego:

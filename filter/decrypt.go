@@ -353,8 +353,20 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 		}
 		d.res.Literal = l
 		d.opt.Events.Literal(l)
-		n, err := copyOut(d.sigs.literal(d.out), body)
+		out := d.out
+		var text *textWriter
+		if l.Format == 't' || l.Format == 'u' {
+			text = &textWriter{dst: out}
+			out = text
+		}
+		// Signatures hash the data as sent, before line endings change.
+		n, err := copyOut(d.sigs.literal(out), body)
 		d.res.Bytes = n
+		if err == nil && text != nil {
+			if ferr := text.flush(); ferr != nil {
+				err = writeError{ferr}
+			}
+		}
 		return err
 	case packet.TagCompressed:
 		if depth >= MaxNesting {
