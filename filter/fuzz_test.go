@@ -62,3 +62,30 @@ func FuzzDecryptAny(f *testing.F) {
 		Decrypt(bytes.NewReader(in), io.Discard, DecryptOptions{Keys: passKeys{[]byte("pw")}, MaxDecompressed: 1 << 20})
 	})
 }
+
+// FuzzDecryptAEAD mutates the chunk stream of SEIPD v2 and tag 20 packets
+// behind a known key (64-byte chunks, so a short input spans many): the
+// decoder must never panic or hang, and it may succeed only on the
+// unmodified stream.
+func FuzzDecryptAEAD(f *testing.F) {
+	want := bytes.Repeat([]byte("chunked "), 40)
+	seals := map[uint8][]byte{}
+	for i, c := range aeadCases {
+		s := testSuite(f, c.format, c.mode, 0)
+		seals[uint8(i)] = sealRaw(f, s, want, 1, 100)
+		f.Add(uint8(i), seals[uint8(i)], uint8(1))
+		f.Add(uint8(i), seals[uint8(i)][:len(seals[uint8(i)])-16], uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, body []byte, threads uint8) {
+		i := int(which) % len(aeadCases)
+		c := aeadCases[i]
+		s := testSuite(t, c.format, c.mode, 0)
+		got, err := openRaw(s, body, int(threads%3), 1+int(threads)*7)
+		if err == nil && !bytes.Equal(body, seals[uint8(i)]) {
+			t.Fatalf("%v %v: a modified chunk stream decrypted (%d bytes)", c.format, c.mode, len(got))
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("%v %v: the stream decrypted to other bytes", c.format, c.mode)
+		}
+	})
+}
