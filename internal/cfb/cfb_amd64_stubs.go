@@ -4,10 +4,6 @@
 
 package cfb
 
-// subWord applies the AES S-box to each byte of w, in constant time, for
-// the key schedule (AESKEYGENASSIST's lowest lane is SubWord of lane 1).
-func subWord(w uint32) uint32
-
 // encryptBlockAsm encrypts one 16-byte block with nr rounds.
 //
 //go:noescape

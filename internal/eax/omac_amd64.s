@@ -4,17 +4,6 @@
 
 #include "textflag.h"
 
-// func subWord(w uint32) uint32
-// Requires: AES, SSE2
-TEXT ·subWord(SB), NOSPLIT, $0-12
-	MOVL            w+0(FP), AX
-	MOVD            AX, X0
-	PSHUFD          $0x00, X0, X0
-	AESKEYGENASSIST $0x00, X0, X1
-	MOVD            X1, AX
-	MOVL            AX, ret+8(FP)
-	RET
-
 // func cbcMACAsm(nr int, xk *byte, x *[16]byte, src []byte)
 // Requires: AES, SSE2
 TEXT ·cbcMACAsm(SB), NOSPLIT, $0-48

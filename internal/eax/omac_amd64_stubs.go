@@ -4,10 +4,6 @@
 
 package eax
 
-// subWord applies the AES S-box to each byte of w, in constant time, for
-// the key schedule (AESKEYGENASSIST's lowest lane is SubWord of lane 1).
-func subWord(w uint32) uint32
-
 // cbcMACAsm sets *x = E(...E(E(*x xor M_1) xor M_2)... xor M_n) over the
 // n = len(src)/16 whole blocks of src; n must be at least 1.
 //

@@ -28,7 +28,6 @@ var rounds = []int{10, 12, 14}
 func main() {
 	ConstraintExpr("amd64,!purego")
 
-	subWord()
 	encryptBlock()
 	decryptCFB()
 	encryptCFB()
@@ -51,19 +50,6 @@ func dispatch(name string, nr GPPhysical) {
 	JB(LabelRef(name + "_10"))
 	JE(LabelRef(name + "_12"))
 	JMP(LabelRef(name + "_14"))
-}
-
-func subWord() {
-	TEXT("subWord", NOSPLIT, "func(w uint32) uint32")
-	Doc("subWord applies the AES S-box to each byte of w, in constant time, for",
-		"the key schedule (AESKEYGENASSIST's lowest lane is SubWord of lane 1).")
-	Load(Param("w"), EAX)
-	MOVD(EAX, X0)
-	PSHUFD(Imm(0), X0, X0)
-	AESKEYGENASSIST(Imm(0), X0, X1)
-	MOVD(X1, EAX)
-	Store(EAX, ReturnIndex(0))
-	RET()
 }
 
 func encryptBlock() {

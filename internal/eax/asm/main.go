@@ -17,7 +17,6 @@ import (
 
 func main() {
 	ConstraintExpr("amd64,!purego")
-	subWord()
 	cbcMAC()
 	Generate()
 }
@@ -27,19 +26,6 @@ func vec(i int) VecPhysical {
 }
 
 func roundKey(xk GPPhysical, r int) Mem { return Mem{Base: xk, Disp: 16 * r} }
-
-func subWord() {
-	TEXT("subWord", NOSPLIT, "func(w uint32) uint32")
-	Doc("subWord applies the AES S-box to each byte of w, in constant time, for",
-		"the key schedule (AESKEYGENASSIST's lowest lane is SubWord of lane 1).")
-	Load(Param("w"), EAX)
-	MOVD(EAX, X0)
-	PSHUFD(Imm(0), X0, X0)
-	AESKEYGENASSIST(Imm(0), X0, X1)
-	MOVD(X1, EAX)
-	Store(EAX, ReturnIndex(0))
-	RET()
-}
 
 // cbcMAC: X_i = E(X_{i-1} xor M_i) is a chain bound by the latency of nr AES
 // rounds per block, so everything else is kept off it:
