@@ -102,21 +102,9 @@ func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
 	if opt.Events == nil {
 		opt.Events = nopEvents{}
 	}
-	src := iobuf.NewReader(in, iobuf.DefaultSize)
-	head, err := src.Peek(64)
-	if len(head) == 0 {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, errors.New("no input: the message is empty")
-		}
+	r, err := openStream(in, iobuf.DefaultSize, "no input: the message is empty")
+	if err != nil {
 		return nil, err
-	}
-	var r iobuf.Reader = src
-	if IsArmored(head) {
-		ar, err := NewArmorReader(src)
-		if err != nil {
-			return nil, err
-		}
-		r = iobuf.NewReader(ar, iobuf.DefaultSize)
 	}
 	d := &decryptor{opt: opt, out: out, res: &Result{}}
 	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, res: d.res}
@@ -405,22 +393,37 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 // copyOut streams a literal body to out, marking write failures so they
 // are reported as such.
 func copyOut(out io.Writer, body iobuf.Reader) (int64, error) {
-	var total int64
-	for {
-		buf, err := body.Peek(1)
-		if len(buf) > 0 {
-			n, werr := out.Write(buf)
-			body.Consume(n)
-			total += int64(n)
-			if werr != nil {
-				return total, writeError{werr}
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
+	return iobuf.WriteTo(body, markWrites{out})
+}
+
+// markWrites wraps the output's errors in writeError.
+type markWrites struct{ w io.Writer }
+
+func (m markWrites) Write(p []byte) (int, error) {
+	n, err := m.w.Write(p)
+	if err != nil {
+		err = writeError{err}
 	}
+	return n, err
+}
+
+// openStream buffers in and, when it starts with ASCII armor, decodes it.
+// An empty input is the error named by empty.
+func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
+	src := iobuf.NewReader(in, size)
+	head, err := src.Peek(64)
+	if len(head) == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, errors.New(empty)
+		}
+		return nil, err
+	}
+	if !IsArmored(head) {
+		return src, nil
+	}
+	ar, err := NewArmorReader(src)
+	if err != nil {
+		return nil, err
+	}
+	return iobuf.NewReader(ar, size), nil
 }

@@ -434,21 +434,9 @@ type VerifyOptions struct {
 // signature or a stream fails; the outcome of each check is in the
 // results.
 func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, error) {
-	src := iobuf.NewReader(sig, 64<<10)
-	head, err := src.Peek(64)
-	if len(head) == 0 {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, errors.New("the signature file is empty")
-		}
+	r, err := openStream(sig, 64<<10, "the signature file is empty")
+	if err != nil {
 		return nil, err
-	}
-	var r iobuf.Reader = src
-	if IsArmored(head) {
-		ar, err := NewArmorReader(src)
-		if err != nil {
-			return nil, err
-		}
-		r = iobuf.NewReader(ar, 64<<10)
 	}
 	v := &verifier{keys: opt.Signers, res: &Result{}}
 	for {
