@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -69,7 +70,7 @@ type Events interface {
 // Result describes a decrypted message.
 type Result struct {
 	Encrypted bool
-	Format    string // "SEIPD v1", "SEIPD v2 OCB", ...
+	Format    string // "SEIPD v1", "SEIPD v2 OCB", "AEAD (tag 20) OCB", ...
 	Cipher    packet.CipherAlgo
 	Literal   packet.Literal
 	Bytes     int64 // literal data written
@@ -426,4 +427,12 @@ func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
 		return nil, err
 	}
 	return iobuf.NewReader(ar, size), nil
+}
+
+// ReleasesAuthenticated reports whether a format (as Result.Format and
+// Events.SessionKey name it) releases plaintext only after authenticating
+// it: the AEAD packets, chunk by chunk. SEIPD v1 releases plaintext that
+// only the MDC at the end will vouch for.
+func ReleasesAuthenticated(format string) bool {
+	return strings.HasPrefix(format, "SEIPD v2 ") || strings.HasPrefix(format, "AEAD (tag 20) ")
 }

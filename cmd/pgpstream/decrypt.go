@@ -52,7 +52,7 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 		Threads:           c.Int("threads"),
 		Signers:           signers,
 		LegacyLiteralHash: c.Bool("legacy-literal-hash"),
-		Events:            &decryptEvents{st: st, status: ds, sigs: sigs},
+		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out},
 	})
 	if err != nil {
 		released := out.released()
@@ -80,6 +80,7 @@ type decryptEvents struct {
 	st     *state
 	status *decryptStatus
 	sigs   *sigReporter
+	out    *output
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
@@ -87,6 +88,11 @@ func (e *decryptEvents) SKESK(*packet.SKESK)   { e.status.esk(nil) }
 func (e *decryptEvents) SessionKey(from string, c packet.CipherAlgo, format string) {
 	e.st.infof("session key from %s; %v, %s", from, c, format)
 	e.status.sessionKey(from, c, format)
+	if filter.ReleasesAuthenticated(format) && e.out != nil {
+		// Each chunk is authenticated before it is released: nothing
+		// to hold back, and the memory stays with the chunks.
+		e.out.stream()
+	}
 }
 func (e *decryptEvents) Literal(l packet.Literal) {
 	if l.FileName != "" {

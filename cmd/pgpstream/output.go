@@ -29,6 +29,7 @@ type output struct {
 	commit   func() error
 	abort    func()
 	released func() bool // whether any plaintext reached standard output
+	stream   func()      // stop holding back: write through from now on
 }
 
 // temps are the temporary files of this process, removed on a signal.
@@ -70,7 +71,7 @@ func trackTemp(name string, add bool) {
 func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, error) {
 	if path == "" || path == "-" {
 		growPipe(st.stdout)
-		o := &output{w: st.stdout, commit: func() error { return nil }, abort: func() {}, released: func() bool { return true }}
+		o := &output{w: st.stdout, commit: func() error { return nil }, abort: func() {}, released: func() bool { return true }, stream: func() {}}
 		if f, ok := st.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			o.terminal = true
 		}
@@ -80,6 +81,7 @@ func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, err
 			o.commit = h.flush
 			o.abort = func() { h.buf = nil }
 			o.released = func() bool { return h.streaming }
+			o.stream = func() { h.flush() }
 		}
 		return o, nil
 	}
@@ -106,7 +108,7 @@ func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, err
 		os.Remove(f.Name())
 		trackTemp(f.Name(), false)
 	})
-	o := &output{w: f, released: func() bool { return false }}
+	o := &output{w: f, released: func() bool { return false }, stream: func() {}}
 	o.abort = func() {
 		f.Close()
 		os.Remove(f.Name())

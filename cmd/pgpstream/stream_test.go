@@ -97,6 +97,12 @@ func TestStreamingMemory(t *testing.T) {
 					t.Fatalf("%d bytes: plaintext differs", size)
 				}
 				rss[size] = [2]int64{enc, dec}
+				// The bound pgpstream promises, worker pool and 4 MiB
+				// AEAD chunks included.
+				const boundKiB = 32 << 10
+				if enc > boundKiB || dec > boundKiB {
+					t.Errorf("%d MiB: peak RSS encrypt %d KiB, decrypt %d KiB; the bound is %d KiB", size>>20, enc, dec, boundKiB)
+				}
 				t.Logf("%4d MiB: peak RSS encrypt %d KiB, decrypt %d KiB", size>>20, enc, dec)
 			}
 			// The decrypt side holds back up to 8 MiB for standard
