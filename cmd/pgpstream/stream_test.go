@@ -8,8 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -36,21 +37,40 @@ func (zeros) Read(p []byte) (int, error) {
 }
 
 // runBin runs the binary with stdin and stdout as given and returns its
-// peak RSS in KiB.
+// peak RSS in KiB, as GNU time reports it.
+//
+// Not wait4's ru_maxrss of our own child: Go starts children with vfork,
+// and Linux carries the parent's high-water mark into the child's
+// ru_maxrss across exec, so a test process that has grown would be
+// measured instead. GNU time forks a child from its own small process,
+// whose figure is the command's alone.
 func runBin(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) int64 {
 	t.Helper()
 	bin, err := pgpstreamBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
+	gnuTime, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		t.Skip("needs GNU time (/usr/bin/time, Debian package time) to measure peak RSS")
+	}
+	report := filepath.Join(t.TempDir(), "rss")
+	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", report, bin}, args...)...)
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("pgpstream %v: %v\n%s", args, err, stderr.Bytes())
 	}
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatalf("GNU time reported %q", b)
+	}
+	return kib
 }
 
 // TestStreamingMemory streams messages of two sizes through encryption
