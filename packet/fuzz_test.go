@@ -2,6 +2,7 @@ package packet
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
 
@@ -80,4 +81,32 @@ func FuzzPacketBodies(f *testing.F) {
 			s.Decrypt([]byte("pw"))
 		}
 	})
+}
+
+// TestArgon2CostBound: a SKESK may not make the S2K allocate more than
+// 2 GiB or run more than 16 passes before anything can be checked.
+func TestArgon2CostBound(t *testing.T) {
+	skesk := func(version byte, passes, memExp byte) []byte {
+		s2k := append([]byte{4}, make([]byte, 16)...)
+		s2k = append(s2k, passes, 4, memExp)
+		switch version {
+		case 6:
+			b := []byte{6, byte(3 + len(s2k) + 15), 9, 2, byte(len(s2k))}
+			return append(append(b, s2k...), make([]byte, 15+32+16)...)
+		default:
+			return append([]byte{4, 9}, s2k...)
+		}
+	}
+	for _, v := range []byte{4, 6} {
+		if _, err := ParseSKESK(skesk(v, 1, 21), 0); err != nil {
+			t.Errorf("v%d: 2 GiB, 1 pass refused: %v", v, err)
+		}
+		for _, c := range [][2]byte{{1, 22}, {1, 31}, {17, 16}, {255, 255}} {
+			_, err := ParseSKESK(skesk(v, c[0], c[1]), 0)
+			var ue *UnsupportedError
+			if !errors.As(err, &ue) {
+				t.Errorf("v%d: %d passes over 2^%d KiB: got %v", v, c[0], c[1], err)
+			}
+		}
+	}
 }

@@ -130,6 +130,9 @@ func ParseSKESK(body []byte, offset int64) (*SKESK, error) {
 	if s.Cipher.KeySize() == 0 {
 		return nil, &UnsupportedError{"SKESK", offset, s.Cipher.String()}
 	}
+	if err := checkS2KCost(s.s2k(), offset); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -177,4 +180,48 @@ func WriteSKESK(w io.Writer, c CipherAlgo, sessionKey, passphrase []byte, v6 boo
 		cfg.DefaultCipher = gcpacket.CipherFunction(c)
 	}
 	return gcpacket.SerializeSymmetricKeyEncryptedAEADReuseKey(w, sessionKey, passphrase, v6, cfg)
+}
+
+// s2k returns the S2K specifier at its place in each version's layout
+// (it may run on past the specifier), or nil when the body is too short.
+func (s *SKESK) s2k() []byte {
+	var at int
+	switch s.Version {
+	case 4:
+		at = 2 // version, cipher
+	case 5:
+		at = 3 // version, cipher, AEAD mode
+	case 6:
+		at = 5 // version, field count, cipher, AEAD mode, S2K length
+	}
+	if len(s.body) <= at {
+		return nil
+	}
+	return s.body[at:]
+}
+
+// Bounds on what a message may ask the S2K to spend. Argon2's memory is
+// allocated and its passes run before anything can be checked, so a
+// hostile SKESK could otherwise demand terabytes or hours. 2 GiB with one
+// pass is RFC 9580's first recommendation (§4.3.1); more is refused.
+const (
+	maxArgon2MemExp = 21 // 2^21 KiB = 2 GiB
+	maxArgon2Passes = 16
+)
+
+// checkS2KCost refuses an Argon2 S2K (type 4: salt, passes, parallelism,
+// memory exponent) beyond the bounds. Iterated S2K needs no check: its
+// encoding cannot ask for more than ~65 MB of hashing.
+func checkS2KCost(spec []byte, offset int64) error {
+	if len(spec) < 1 || spec[0] != 4 {
+		return nil
+	}
+	if len(spec) < 1+16+3 {
+		return &TruncatedError{"SKESK", offset, "the Argon2 S2K parameters"}
+	}
+	t, m := spec[17], spec[19]
+	if m > maxArgon2MemExp || t > maxArgon2Passes {
+		return &UnsupportedError{"SKESK", offset, fmt.Sprintf("Argon2 cost: %d passes over 2^%d KiB (pgpstream allows up to %d passes over 2 GiB)", t, m, maxArgon2Passes)}
+	}
+	return nil
 }
