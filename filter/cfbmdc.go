@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/pgpstream/pgpstream/internal/cfb"
 
@@ -200,18 +201,47 @@ func NewMDCWriter(dst iobuf.Writer, c packet.CipherAlgo, key []byte) (*MDCWriter
 
 // Write implements io.Writer.
 func (w *MDCWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.sha.Write(p)
+	return w.encrypt(p)
+}
+
+// WriteOwned is Write for a buffer the caller lends until release: with
+// the MDC hashed on its own goroutine, that goroutine reads p in place
+// instead of from a copy, so the serial CFB encryption here is the only
+// pass over p on this goroutine.
+func (w *MDCWriter) WriteOwned(p []byte, release func()) error {
+	a, ok := w.sha.(asyncSHA1)
+	if !ok || w.err != nil {
+		_, err := w.Write(p)
+		release()
+		return err
+	}
+	var refs atomic.Int32
+	refs.Store(2)
+	done := func() {
+		if refs.Add(-1) == 0 {
+			release()
+		}
+	}
+	a.WriteShared(p, done)
+	_, err := w.encrypt(p)
+	done()
+	return err
+}
+
+// encrypt runs CFB from p into dst's chunk buffer.
+func (w *MDCWriter) encrypt(p []byte) (int, error) {
 	total := 0
 	for len(p) > 0 {
-		if w.err != nil {
-			return total, w.err
-		}
 		buf, err := w.dst.Buffer()
 		if err != nil {
 			w.err = err
 			return total, err
 		}
 		n := min(len(buf), len(p))
-		w.sha.Write(p[:n])
 		w.stream.XORKeyStream(buf[:n], p[:n])
 		if err := w.dst.Commit(n); err != nil {
 			w.err = err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -171,6 +172,11 @@ func writePlaintext(in io.Reader, enc io.Writer, opt EncryptOptions) (int64, err
 			return 0, err
 		}
 		in = sg.reader(in) // hashes the chunks ReadFrom reads, in place
+	}
+	if ow, ok := dst.(ownedWriter); ok && sg == nil && runtime.GOMAXPROCS(0) > 1 {
+		// Nothing between the literal packet and the encryption:
+		// read ahead and lend the chunks (see writeLiteralAhead).
+		return writeLiteralAhead(in, ow, opt.Literal.Append(nil), ChunkSize)
 	}
 	lit := packet.NewPartialWriter(dst, packet.TagLiteral, ChunkSize)
 	if _, err := lit.Write(opt.Literal.Append(nil)); err != nil {

@@ -48,10 +48,13 @@ type worker struct {
 	done  chan struct{}
 }
 
-// job hashes buf, if any, then answers on reply if sum is set.
+// job hashes buf, if any, then answers on reply if sum is set. A buffer
+// lent by WriteShared comes with release, called once it is hashed;
+// otherwise buf is one of the Hasher's own and goes back to free.
 type job struct {
-	buf []byte
-	sum bool
+	buf     []byte
+	sum     bool
+	release func()
 }
 
 // NewAsync returns a Hasher with its goroutine started. Buffers are made on
@@ -73,7 +76,10 @@ func NewAsync() *Hasher {
 func (w *worker) run() {
 	defer close(w.done)
 	for j := range w.work {
-		if j.buf != nil {
+		if j.release != nil {
+			w.h.Write(j.buf)
+			j.release()
+		} else if j.buf != nil {
 			w.h.Write(j.buf)
 			w.free <- j.buf[:0]
 		}
@@ -119,6 +125,20 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// WriteShared hashes p without copying it: the caller lends p and must
+// not change it until release is called, from the hashing goroutine, once
+// p is hashed. It keeps the order of everything written before.
+func (h *Hasher) WriteShared(p []byte, release func()) {
+	if h.closed {
+		panic("mdc: WriteShared after Close")
+	}
+	if h.cur != nil {
+		h.w.work <- job{buf: h.cur}
+		h.cur = nil
+	}
+	h.w.work <- job{buf: p, release: release}
 }
 
 // Sum waits for all pending work and returns the SHA-1 digest of everything

@@ -159,3 +159,42 @@ func BenchmarkDecryptAndHash(b *testing.B) {
 		}, func() { h.Sum(); h.Close(); h = nil })
 	})
 }
+
+// TestWriteShared mixes copied and lent writes: the digest is that of the
+// bytes in order, and every lent buffer is released exactly once, after
+// which changing it does not change the digest.
+func TestWriteShared(t *testing.T) {
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	h := NewAsync()
+	defer h.Close()
+	released := make(chan int, 64)
+	var lent [][]byte
+	off := 0
+	for i, n := range []int{100, 512 << 10, 7, 1 << 20, 300 << 10, 1, 900 << 10} {
+		chunk := data[off : off+n]
+		off += n
+		if i%2 == 1 {
+			b := append([]byte(nil), chunk...)
+			lent = append(lent, b)
+			idx := len(lent) - 1
+			h.WriteShared(b, func() { released <- idx })
+		} else {
+			h.Write(chunk)
+		}
+	}
+	sum := h.Sum()
+	if want := sha1.Sum(data[:off]); sum != want {
+		t.Fatalf("digest %x, want %x", sum, want)
+	}
+	seen := map[int]bool{}
+	for range lent {
+		i := <-released
+		if seen[i] {
+			t.Fatalf("buffer %d released twice", i)
+		}
+		seen[i] = true
+	}
+}
