@@ -8,7 +8,7 @@ fuzztime=${FUZZTIME:-30s}
 filter=${1:-.}
 status=0
 while IFS=: read -r file name; do
-	pkg=./$(dirname "$file")
+	pkg=$(dirname "$file")
 	[[ $name =~ $filter ]] || continue
 	echo "== $pkg $name ($fuzztime)"
 	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime"; then
