@@ -104,20 +104,13 @@ func cmdEncrypt(st *state, c *cli.Context) error {
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
 	}
-	opt.Literal = packet.Literal{Format: 'b', Time: time.Now()}
-	if inName != "" {
-		opt.Literal.FileName = filepath.Base(inName)
-		if fi, err := os.Stat(inName); err == nil {
-			opt.Literal.Time = fi.ModTime()
-		}
-	}
+	opt.Literal = literalFor(inName)
 	out, err := openOutput(st, c, outPath, false)
 	if err != nil {
 		return err
 	}
-	if out.terminal && !opt.Armor {
-		out.abort()
-		return withHints(errors.New("refusing to write binary ciphertext to a terminal"), "use --armor (-a), --output FILE, or redirect standard output")
+	if err := out.refuseBinaryTerminal(opt.Armor, "ciphertext"); err != nil {
+		return err
 	}
 	sigCreated(opt.Signers, status, "S")
 	encryptBegin(status, opt)
@@ -243,4 +236,17 @@ func chooseFormat(st *state, c *cli.Context, opt *filter.EncryptOptions, recipie
 	}
 	st.infof("writing %v", opt.Format)
 	return nil
+}
+
+// literalFor is the literal packet header for an input: the file's name
+// and modification time, as gpg writes them, or now for standard input.
+func literalFor(inName string) packet.Literal {
+	l := packet.Literal{Format: 'b', Time: time.Now()}
+	if inName != "" {
+		l.FileName = filepath.Base(inName)
+		if fi, err := os.Stat(inName); err == nil {
+			l.Time = fi.ModTime()
+		}
+	}
+	return l
 }

@@ -60,25 +60,20 @@ func cmdImport(st *state, c *cli.Context) error {
 		total.SecretImported += stats.SecretImported
 	}
 	if !st.quiet {
+		// gpg's import summary: the total, then each count that is not zero.
 		fmt.Fprintf(st.stderr, "pgpstream: Total number processed: %d\n", total.Processed)
-		if total.Imported > 0 {
-			fmt.Fprintf(st.stderr, "pgpstream:               imported: %d\n", total.Imported)
-		}
-		if total.Unchanged > 0 {
-			fmt.Fprintf(st.stderr, "pgpstream:              unchanged: %d\n", total.Unchanged)
-		}
-		if total.NewUserIDs > 0 {
-			fmt.Fprintf(st.stderr, "pgpstream:           new user IDs: %d\n", total.NewUserIDs)
-		}
-		if total.NewSubkeys > 0 {
-			fmt.Fprintf(st.stderr, "pgpstream:            new subkeys: %d\n", total.NewSubkeys)
-		}
-		if total.NewSigs > 0 {
-			fmt.Fprintf(st.stderr, "pgpstream:         new signatures: %d\n", total.NewSigs)
-		}
-		if total.SecretRead > 0 {
-			fmt.Fprintf(st.stderr, "pgpstream:       secret keys read: %d\n", total.SecretRead)
-			fmt.Fprintf(st.stderr, "pgpstream:   secret keys imported: %d\n", total.SecretImported)
+		for _, line := range []struct {
+			label string
+			n     int
+		}{
+			{"imported", total.Imported}, {"unchanged", total.Unchanged},
+			{"new user IDs", total.NewUserIDs}, {"new subkeys", total.NewSubkeys},
+			{"new signatures", total.NewSigs}, {"secret keys read", total.SecretRead},
+			{"secret keys imported", total.SecretImported},
+		} {
+			if line.n > 0 {
+				fmt.Fprintf(st.stderr, "pgpstream: %22s: %d\n", line.label, line.n)
+			}
 		}
 	}
 	if total.Processed == 0 {
@@ -112,9 +107,8 @@ func cmdExport(st *state, c *cli.Context, secret bool) error {
 	if err != nil {
 		return err
 	}
-	if !c.Bool("armor") && out.terminal {
-		out.abort()
-		return withHints(errors.New("refusing to write binary key data to a terminal"), "use --armor (-a) or --output FILE")
+	if err := out.refuseBinaryTerminal(c.Bool("armor"), "key data"); err != nil {
+		return err
 	}
 	if err := ring.Export(out.w, c.Args().Slice(), secret, c.Bool("armor")); err != nil {
 		out.abort()

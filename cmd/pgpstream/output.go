@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -208,4 +209,14 @@ func openInput(st *state, c *cli.Context) (io.Reader, string, func(), error) {
 		return nil, "", nil, fmt.Errorf("input %s is a directory", name)
 	}
 	return f, name, func() { f.Close() }, nil
+}
+
+// refuseBinaryTerminal aborts the output when binary data would go to a
+// terminal, where it is unreadable and can upset the terminal.
+func (o *output) refuseBinaryTerminal(armored bool, what string) error {
+	if !o.terminal || armored {
+		return nil
+	}
+	o.abort()
+	return withHints(errors.New("refusing to write binary "+what+" to a terminal"), "use --armor (-a), --output FILE, or redirect standard output")
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -206,20 +205,13 @@ func cmdSign(st *state, c *cli.Context, detached bool) error {
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
 	}
-	opt.Literal = packet.Literal{Format: 'b', Time: time.Now()}
-	if inName != "" {
-		opt.Literal.FileName = filepath.Base(inName)
-		if fi, err := os.Stat(inName); err == nil {
-			opt.Literal.Time = fi.ModTime()
-		}
-	}
+	opt.Literal = literalFor(inName)
 	out, err := openOutput(st, c, outPath, false)
 	if err != nil {
 		return err
 	}
-	if out.terminal && !opt.Armor {
-		out.abort()
-		return withHints(errors.New("refusing to write binary OpenPGP data to a terminal"), "use --armor (-a), --output FILE, or redirect standard output")
+	if err := out.refuseBinaryTerminal(opt.Armor, "OpenPGP data"); err != nil {
+		return err
 	}
 	if detached {
 		_, err = filter.DetachSign(in, out.w, opt)
