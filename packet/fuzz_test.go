@@ -70,6 +70,8 @@ func FuzzPacketBodies(f *testing.F) {
 	f.Add([]byte{4, 9, 3, 8, 1, 2, 3, 4, 5, 6, 7, 8, 96})
 	f.Add([]byte{'b', 3, 'a', 'b', 'c', 0, 0, 0, 1, 'x'})
 	f.Add([]byte{2, 9, 2, 16})
+	f.Add([]byte{1, 9, 2, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	f.Add([]byte{5, 7, 2, 3, 8, 1, 2, 3, 4, 5, 6, 7, 8, 96})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ParsePKESK(body, 0)
 		ParseSKESK(body, 0)
@@ -77,6 +79,8 @@ func FuzzPacketBodies(f *testing.F) {
 		ReadLiteral(r, 0)
 		r = iobuf.NewReader(bytes.NewReader(body), 16)
 		ReadSEIPD(r, 0)
+		r = iobuf.NewReader(bytes.NewReader(body), 16)
+		ReadAEADData(r, 0)
 		if s, err := ParseSKESK(body, 0); err == nil {
 			s.Decrypt([]byte("pw"))
 		}
