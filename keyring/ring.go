@@ -26,6 +26,12 @@ const (
 // ErrNoKey is returned (wrapped) when a pattern matches no key.
 var ErrNoKey = errors.New("no matching key")
 
+// noKeyError names the pattern that matched nothing; it is ErrNoKey.
+type noKeyError struct{ kind, pattern string }
+
+func (e *noKeyError) Error() string        { return fmt.Sprintf("no %s key matches %q", e.kind, e.pattern) }
+func (e *noKeyError) Is(target error) bool { return target == ErrNoKey }
+
 // DefaultHome returns $PGPSTREAM_HOME, else ~/.pgpstream.
 func DefaultHome() string {
 	if h := os.Getenv("PGPSTREAM_HOME"); h != "" {
@@ -328,7 +334,7 @@ func (r *Ring) Select(patterns []string, secret bool) ([]*Key, error) {
 			if secret {
 				kind = "secret"
 			}
-			return nil, fmt.Errorf("keyring: %w: no %s key matches %q", ErrNoKey, kind, p)
+			return nil, &noKeyError{kind, p}
 		}
 	}
 	var out []*Key

@@ -31,7 +31,15 @@ func newApp(st *state) *cli.App {
 		Reader:                 st.stdin,
 		ExitErrHandler:         func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{msg: strings.TrimPrefix(err.Error(), "flag provided but not defined: "), hints: []string{"see pgpstream --help"}}
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+				// The flag package names every option with one dash.
+				if len(name) > 1 {
+					name = "-" + name
+				}
+				msg = "unknown option -" + name
+			}
+			return usageError{msg: msg, hints: []string{"see pgpstream --help"}}
 		},
 		DisableSliceFlagSeparator: true,
 		Flags:                     flags(),

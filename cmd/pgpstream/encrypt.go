@@ -144,6 +144,10 @@ func collectRecipients(st *state, c *cli.Context) ([]chosenRecipient, error) {
 		}
 		rcs, err := ring.Recipients(spec)
 		if err != nil {
+			if errors.Is(err, keyring.ErrNoKey) {
+				// The keyring's message names the pattern already.
+				return withHints(err, "list the keys you have with pgpstream --list-keys; import one with --import")
+			}
 			return withHints(fmt.Errorf("recipient %q: %w", spec, err), "list the keys you have with pgpstream --list-keys; import one with --import")
 		}
 		for _, rc := range rcs {
