@@ -63,9 +63,15 @@ func TestInterruptLeavesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdin.Write(msg[:len(msg)/2])
-		time.Sleep(200 * time.Millisecond)
-		// The temporary file exists now; the signal must remove it.
-		if l := leftovers(t, dir, "msg.pgp"); len(l) != 1 || !strings.Contains(l[0], ".pgpstream-") {
+		// Wait (on a loaded machine, a while) for the temporary file:
+		// the signal must remove it.
+		var l []string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if l = leftovers(t, dir, "msg.pgp"); len(l) == 1 {
+				break
+			}
+		}
+		if len(l) != 1 || !strings.Contains(l[0], ".pgpstream-") {
 			t.Errorf("%v: before the signal, expected one temporary file, found %v", sig, l)
 		}
 		cmd.Process.Signal(sig)
