@@ -37,4 +37,3 @@ func newMACEngine(key []byte) *macEngine {
 func (m *macEngine) run(x *[blockSize]byte, src []byte) {
 	cbcMACAsm(m.nr, &m.xk[0], x, src)
 }
-
