@@ -185,7 +185,7 @@ var MessageFormats = []struct {
 	Legacy bool
 }{
 	{"SEIPD v1", filter.SEIPDv1, 0, false},
-	{"SEIPD v1 +legacy hash", filter.SEIPDv1, 0, true},
+	{"SEIPD v1 legacy hash", filter.SEIPDv1, 0, true},
 	{"SEIPD v2 OCB", filter.SEIPDv2, packet.AEADOCB, false},
 	{"SEIPD v2 GCM", filter.SEIPDv2, packet.AEADGCM, false},
 	{"SEIPD v2 EAX", filter.SEIPDv2, packet.AEADEAX, false},
