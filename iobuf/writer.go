@@ -86,7 +86,11 @@ func (w *BufWriter) Write(p []byte) (int, error) {
 
 // ReadFrom reads straight into the buffer, so io.Copy into a BufWriter makes
 // one copy per byte (the kernel's) instead of two.
-func (w *BufWriter) ReadFrom(r io.Reader) (int64, error) {
+func (w *BufWriter) ReadFrom(r io.Reader) (int64, error) { return ReadInto(w, r) }
+
+// ReadInto reads r to its end straight into w's lent buffer: the input's
+// one copy (from the kernel) is the only one the stage costs.
+func ReadInto(w Writer, r io.Reader) (int64, error) {
 	var total int64
 	for {
 		buf, err := w.Buffer()

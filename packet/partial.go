@@ -3,6 +3,8 @@ package packet
 import (
 	"io"
 	"math/bits"
+
+	"github.com/pgpstream/pgpstream/iobuf"
 )
 
 // PartialWriter writes one packet whose length is not known in advance,
@@ -109,21 +111,4 @@ func (w *PartialWriter) Close() error {
 
 // ReadFrom reads straight into the chunk buffer: the input's one copy
 // (from the kernel) is the only one this stage costs.
-func (w *PartialWriter) ReadFrom(r io.Reader) (int64, error) {
-	var total int64
-	for {
-		buf, err := w.Buffer()
-		if err != nil {
-			return total, err
-		}
-		m, rerr := r.Read(buf)
-		total += int64(m)
-		w.n += m
-		if rerr == io.EOF {
-			return total, nil
-		}
-		if rerr != nil {
-			return total, rerr
-		}
-	}
-}
+func (w *PartialWriter) ReadFrom(r io.Reader) (int64, error) { return iobuf.ReadInto(w, r) }
