@@ -101,15 +101,9 @@ func cmdEncrypt(st *state, c *cli.Context) error {
 			outPath = inName + ".asc"
 		}
 	}
-	if sameFile(inName, outPath) {
-		return fmt.Errorf("input and output are the same file")
-	}
 	opt.Literal = literalFor(inName)
-	out, err := openOutput(st, c, outPath, false)
+	out, err := openMessageOutput(st, c, inName, outPath, opt.Armor, "ciphertext")
 	if err != nil {
-		return err
-	}
-	if err := out.refuseBinaryTerminal(opt.Armor, "ciphertext"); err != nil {
 		return err
 	}
 	sigCreated(opt.Signers, status, "S")
@@ -253,4 +247,20 @@ func literalFor(inName string) packet.Literal {
 		}
 	}
 	return l
+}
+
+// openMessageOutput opens where a message made from inName goes: not the
+// input itself, and not binary data to a terminal.
+func openMessageOutput(st *state, c *cli.Context, inName, outPath string, armored bool, what string) (*output, error) {
+	if sameFile(inName, outPath) {
+		return nil, fmt.Errorf("input and output are the same file")
+	}
+	out, err := openOutput(st, c, outPath, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.refuseBinaryTerminal(armored, what); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

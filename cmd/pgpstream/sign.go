@@ -202,15 +202,9 @@ func cmdSign(st *state, c *cli.Context, detached bool) error {
 	}
 	defer closeIn()
 	outPath := c.String("output")
-	if sameFile(inName, outPath) {
-		return fmt.Errorf("input and output are the same file")
-	}
 	opt.Literal = literalFor(inName)
-	out, err := openOutput(st, c, outPath, false)
+	out, err := openMessageOutput(st, c, inName, outPath, opt.Armor, "OpenPGP data")
 	if err != nil {
-		return err
-	}
-	if err := out.refuseBinaryTerminal(opt.Armor, "OpenPGP data"); err != nil {
 		return err
 	}
 	if detached {
