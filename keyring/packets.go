@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // Packet tags used in transferable keys (RFC 9580 section 5).
@@ -37,93 +39,27 @@ type rawPacket struct {
 	body []byte
 }
 
-// splitPackets frames data into packets. Key material never uses partial
-// body lengths (RFC 9580 section 4.2.1.4 allows them only for data packets),
-// so they are refused here rather than reassembled.
+// splitPackets frames data into packets with package packet's codec. Key
+// material never uses partial body lengths (RFC 9580 section 4.2.1.4
+// allows them only for data packets), so they are refused rather than
+// reassembled.
 func splitPackets(data []byte) ([]rawPacket, error) {
 	var out []rawPacket
 	for off := 0; off < len(data); {
-		start := off
-		ctb := data[off]
-		off++
-		if ctb&0x80 == 0 {
-			return nil, fmt.Errorf("%w: at offset %d: expected a packet header (bit 7 set), got 0x%02x", ErrMalformed, start, ctb)
+		h, body, rest, err := pgppacket.SplitPacket(data[off:], int64(off))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
-		var tag byte
-		var n int
-		if ctb&0x40 != 0 { // new format
-			tag = ctb & 0x3f
-			if off >= len(data) {
-				return nil, fmt.Errorf("%w: at offset %d: truncated length", ErrMalformed, start)
-			}
-			l0 := int(data[off])
-			off++
-			switch {
-			case l0 < 192:
-				n = l0
-			case l0 < 224:
-				if off >= len(data) {
-					return nil, fmt.Errorf("%w: at offset %d: truncated length", ErrMalformed, start)
-				}
-				n = (l0-192)<<8 + int(data[off]) + 192
-				off++
-			case l0 == 255:
-				if off+4 > len(data) {
-					return nil, fmt.Errorf("%w: at offset %d: truncated length", ErrMalformed, start)
-				}
-				n = int(uint32(data[off])<<24 | uint32(data[off+1])<<16 | uint32(data[off+2])<<8 | uint32(data[off+3]))
-				off += 4
-			default:
-				return nil, fmt.Errorf("%w: at offset %d: packet tag %d uses a partial body length, which keys may not use", ErrMalformed, start, tag)
-			}
-		} else { // legacy format
-			tag = (ctb >> 2) & 0x0f
-			switch ctb & 3 {
-			case 0:
-				if off+1 > len(data) {
-					return nil, fmt.Errorf("%w: at offset %d: truncated length", ErrMalformed, start)
-				}
-				n = int(data[off])
-				off++
-			case 1:
-				if off+2 > len(data) {
-					return nil, fmt.Errorf("%w: at offset %d: truncated length", ErrMalformed, start)
-				}
-				n = int(data[off])<<8 | int(data[off+1])
-				off += 2
-			case 2:
-				if off+4 > len(data) {
-					return nil, fmt.Errorf("%w: at offset %d: truncated length", ErrMalformed, start)
-				}
-				n = int(uint32(data[off])<<24 | uint32(data[off+1])<<16 | uint32(data[off+2])<<8 | uint32(data[off+3]))
-				off += 4
-			case 3:
-				n = len(data) - off
-			}
-		}
-		if n < 0 || n > len(data)-off {
-			return nil, fmt.Errorf("%w: at offset %d: packet tag %d claims %d bytes, only %d left", ErrMalformed, start, tag, n, len(data)-off)
-		}
-		out = append(out, rawPacket{tag: tag, body: data[off : off+n : off+n]})
-		off += n
+		out = append(out, rawPacket{tag: byte(h.Tag), body: body})
+		off = len(data) - len(rest)
 	}
 	return out, nil
 }
 
 // writeTo writes p with a new-format header.
 func (p rawPacket) writeTo(w *bytes.Buffer) {
-	w.WriteByte(0xc0 | p.tag)
-	n := len(p.body)
-	switch {
-	case n < 192:
-		w.WriteByte(byte(n))
-	case n < 8384:
-		n -= 192
-		w.WriteByte(byte(n>>8) + 192)
-		w.WriteByte(byte(n))
-	default:
-		w.Write([]byte{255, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)})
-	}
+	var hdr [6]byte
+	w.Write(pgppacket.AppendHeader(hdr[:0], pgppacket.Tag(p.tag), int64(len(p.body))))
 	w.Write(p.body)
 }
 

@@ -9,6 +9,8 @@ import (
 
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // Recipient is a key to encrypt a message to.
@@ -265,19 +267,7 @@ func (r *Ring) DecryptionKeysByFingerprint(fpr []byte) []*packet.PrivateKey {
 	if len(fpr) < 8 {
 		return nil
 	}
-	var id uint64
-	if len(fpr) == 20 {
-		// v4 key ID: the low 64 bits of the fingerprint.
-		fpr8 := fpr[12:]
-		for _, c := range fpr8 {
-			id = id<<8 | uint64(c)
-		}
-	} else {
-		// v6 key ID: the high 64 bits.
-		for _, c := range fpr[:8] {
-			id = id<<8 | uint64(c)
-		}
-	}
+	id := pgppacket.KeyIDOf(fpr)
 	var out []*packet.PrivateKey
 	for _, p := range r.DecryptionKeys(id) {
 		if bytes.Equal(p.Fingerprint, fpr) {

@@ -3,6 +3,7 @@ package packet
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/pgpstream/pgpstream/iobuf"
@@ -161,4 +162,38 @@ func AppendLength(dst []byte, n int64) []byte {
 	default:
 		return append(dst, 255, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
+}
+
+// SplitPacket frames the packet at the start of buf when buf holds the
+// whole packet, as key files and certificates do: it returns the header,
+// the body (a slice of buf) and what follows. An old-format packet of
+// indeterminate length runs to the end of buf. A partial body length is
+// refused: only streamed data packets use it, and they are read through
+// a Body, not whole. Offset is buf's offset in its input, for errors.
+func SplitPacket(buf []byte, offset int64) (h Header, body, rest []byte, err error) {
+	h, more, err := ParseHeader(buf, offset)
+	if err != nil {
+		return h, nil, nil, err
+	}
+	if more > 0 {
+		return h, nil, nil, &TruncatedError{"packet header", offset, "the rest of a packet header"}
+	}
+	buf = buf[h.Size:]
+	switch h.Kind {
+	case Indeterminate:
+		return h, buf[:len(buf):len(buf)], nil, nil
+	case Partial:
+		return h, nil, nil, &StructuralError{h.Tag.String(), offset, "partial body length where a whole packet was expected"}
+	}
+	if h.Length > int64(len(buf)) {
+		return h, nil, nil, &TruncatedError{h.Tag.String(), offset, fmt.Sprintf("%d bytes of body (%d left)", h.Length, len(buf))}
+	}
+	n := int(h.Length)
+	return h, buf[:n:n], buf[n:], nil
+}
+
+// AppendPacket appends body as one packet with a new-format header.
+func AppendPacket(dst []byte, tag Tag, body []byte) []byte {
+	dst = AppendHeader(dst, tag, int64(len(body)))
+	return append(dst, body...)
 }
