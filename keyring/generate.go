@@ -125,11 +125,13 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	if err != nil || len(blocks) != 1 {
 		return nil, fmt.Errorf("keyring: new key did not serialize as one key block (%v)", err)
 	}
-	var st ImportStats
-	if _, err := r.importBlock(blocks[0], &st); err != nil {
-		return nil, err
-	}
-	if err := r.save(); err != nil {
+	// The key is made outside the lock (RSA can take seconds); only the
+	// merge into the ring as it is now runs under it.
+	err = r.update(secretFirst, func() (bool, error) {
+		var st ImportStats
+		return r.importBlock(blocks[0], &st)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return r.byFingerprint(fmt.Sprintf("%X", e.PrimaryKey.Fingerprint)), nil

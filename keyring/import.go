@@ -96,24 +96,26 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 		return st, err
 	}
 	var errs []error
-	changed := false
-	for _, b := range blocks {
-		st.Processed++
-		if b.secret() {
-			st.SecretRead++
+	err = r.update(secretFirst, func() (bool, error) {
+		st, errs = ImportStats{}, nil
+		changed := false
+		for _, b := range blocks {
+			st.Processed++
+			if b.secret() {
+				st.SecretRead++
+			}
+			c, err := r.importBlock(b.clone(), &st)
+			if err != nil {
+				st.Skipped++
+				errs = append(errs, err)
+				continue
+			}
+			changed = changed || c
 		}
-		c, err := r.importBlock(b, &st)
-		if err != nil {
-			st.Skipped++
-			errs = append(errs, err)
-			continue
-		}
-		changed = changed || c
-	}
-	if changed {
-		if err := r.save(); err != nil {
-			return st, err
-		}
+		return changed, nil
+	})
+	if err != nil {
+		return st, err
 	}
 	return st, errors.Join(errs...)
 }
@@ -121,18 +123,31 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 // importBlock merges one transferable key into the ring and reports
 // whether the ring changed.
 func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
+	fp, err := fingerprintOf(b.primary.pkt)
+	if err != nil {
+		return false, err
+	}
+	if err := stripThirdParty(b); err != nil {
+		return false, err
+	}
+	if err := checkBounds(b); err != nil {
+		return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
+	}
+	if b.secret() {
+		if err := checkSecretS2K(b); err != nil {
+			return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
+		}
+	}
 	pub := b
 	if b.secret() {
-		var err error
 		if pub, err = publicBlock(b); err != nil {
 			return false, err
 		}
 	}
 	// Parse before touching the ring, so a key go-crypto cannot read is
 	// refused whole instead of half-merged.
-	cand, err := newKey(pub.clone(), nil)
+	cand, err := r.newKey(pub.clone(), nil)
 	if err != nil {
-		fp, _ := fingerprintOf(pub.primary.pkt)
 		return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
 	}
 	k := r.byFingerprint(cand.Fingerprint())
@@ -186,7 +201,10 @@ func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
 	if !changed {
 		return false, nil
 	}
-	nk, err := newKey(np, ns)
+	if err := checkBounds(np); err != nil {
+		return false, fmt.Errorf("keyring: key %s skipped: %w", k.Fingerprint(), err)
+	}
+	nk, err := r.newKey(np, ns)
 	if err != nil {
 		return false, fmt.Errorf("keyring: key %s after merge: %w", k.Fingerprint(), err)
 	}

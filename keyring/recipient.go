@@ -37,27 +37,31 @@ var ErrNoEncryptionKey = errors.New("no usable encryption subkey")
 // does not open the key.
 var ErrBadPassphrase = errors.New("bad passphrase")
 
-// Recipients resolves a recipient specification: a fingerprint (40 or 64
-// hex digits, optional 0x, spaces allowed), a long key ID (16 hex digits),
-// "<mail>", or any user ID substring (case-insensitive). A fingerprint or
-// key ID ending in "!" names exactly that (sub)key. Every key that
-// matches must have a usable encryption key, else it is an error wrapping
-// ErrNoEncryptionKey.
+// Recipients resolves a recipient specification (see parsePattern) to the
+// one key it names: a fingerprint (40 or 64 hex digits, optional 0x,
+// spaces allowed), a key ID, "<mail>" or a bare address, "@part",
+// "=uid", or any user ID substring (case-insensitive). A fingerprint or
+// key ID ending in "!" names exactly that (sub)key. Among the matching
+// keys only those with a usable encryption key count; if none has one,
+// the error wraps ErrNoEncryptionKey, and if several have, ErrAmbiguous.
+// The slice always holds one recipient.
 func (r *Ring) Recipients(spec string) ([]Recipient, error) {
-	keys, err := r.Select([]string{spec}, false)
+	m, err := parsePattern(spec)
 	if err != nil {
 		return nil, err
 	}
-	m, _ := parsePattern(spec)
-	var out []Recipient
-	for _, k := range keys {
-		rc, err := k.recipient(m)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rc)
+	var rc Recipient
+	k, err := r.lookup(spec, false, func(k *Key) error {
+		_, err := k.recipient(m)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	if rc, err = k.recipient(m); err != nil {
+		return nil, err
+	}
+	return []Recipient{rc}, nil
 }
 
 // RecipientsFromFile reads certificates from a file, armored or binary,
@@ -86,7 +90,10 @@ func RecipientsFromFile(path string) ([]Recipient, error) {
 				return nil, err
 			}
 		}
-		k, err := newKey(b, nil)
+		if err := stripThirdParty(b); err != nil {
+			return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
+		}
+		k, err := (&Ring{}).newKey(b, nil)
 		if err != nil {
 			return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
 		}
@@ -288,6 +295,9 @@ func Unlock(priv *packet.PrivateKey, passphrase []byte) error {
 	}
 	if !priv.Encrypted {
 		return nil
+	}
+	if err := checkUnlockCost(priv); err != nil {
+		return err
 	}
 	if err := priv.Decrypt(passphrase); err != nil {
 		// go-crypto says "checksum failure" or reports an AEAD

@@ -6,6 +6,7 @@ package keyring
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -44,21 +45,33 @@ func DefaultHome() string {
 	return filepath.Join(home, ".pgpstream")
 }
 
-// Ring is the set of keys in one home directory. Methods that change it
-// write the ring files before returning. A Ring is not safe for concurrent
-// use, and two processes changing one home at once can lose an update:
-// there is no lock file.
+// Ring is the set of keys in one home directory. A Ring is not safe for
+// concurrent use within a process; between processes, every method that
+// changes the ring takes the home's lock, re-reads the ring files under it
+// and writes them before releasing it, so concurrent writers serialise and
+// none loses another's update (see update).
 type Ring struct {
-	home string
-	keys []*Key // pubring order; new keys are appended
+	home     string
+	opt      Options
+	keys     []*Key // pubring order; new keys are appended
+	warnings []string
+}
+
+// Options is the policy a Ring applies to the keys it reads.
+type Options struct {
+	// AllowWeakKeySignatures accepts SHA-1 self-signatures made after
+	// SHA1SelfSigCutoff (gpg's --allow-weak-key-signatures).
+	AllowWeakKeySignatures bool
 }
 
 // Key is one certificate, with its secret part when the ring has it.
 type Key struct {
-	pub   *block
-	sec   *block                        // nil when there is no secret part
-	ent   *v2.Entity                    // parsed from pub, for validity and key selection
-	privs map[string]*packet.PrivateKey // hex fingerprint -> secret (sub)key, still locked if it was
+	pub       *block
+	sec       *block                        // nil when there is no secret part
+	ent       *v2.Entity                    // parsed from pub under the policy, for validity and key selection
+	privs     map[string]*packet.PrivateKey // hex fingerprint -> secret (sub)key, still locked if it was
+	uids      []string                      // user IDs with a valid self-signature, in ring order
+	allowWeak bool                          // Options.AllowWeakKeySignatures
 }
 
 // config is the policy for reading keys. Keys are only read here, never
@@ -69,34 +82,71 @@ var config = &packet.Config{
 	RejectPublicKeyAlgorithms: map[packet.PublicKeyAlgorithm]bool{},
 }
 
-// Open loads the ring in home, creating the directory (mode 0700) if it
-// does not exist.
-func Open(home string) (*Ring, error) {
+// Open loads the ring in home with the default policy; see OpenWith.
+func Open(home string) (*Ring, error) { return OpenWith(home, Options{}) }
+
+// OpenWith loads the ring in home, creating the directory (mode 0700) if
+// it does not exist. Reading takes no lock: the ring files are only ever
+// replaced whole by rename, so a reader sees each file before or after a
+// change, never half of one.
+func OpenWith(home string, opt Options) (*Ring, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("keyring: creating home %s: %w", home, err)
 	}
-	r := &Ring{home: home}
+	r := &Ring{home: home, opt: opt}
+	r.warnings = permissionWarnings(home)
+	if err := r.load(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Home returns the ring's directory.
+func (r *Ring) Home() string { return r.home }
+
+// Warnings returns what Open found worth telling the user: a home or a
+// secret ring that other users may read (gpg's "unsafe permissions").
+func (r *Ring) Warnings() []string { return r.warnings }
+
+// permissionWarnings checks the modes gpg checks: the home must be
+// private to its owner, and so must the secret ring.
+func permissionWarnings(home string) []string {
+	var out []string
+	if fi, err := os.Stat(home); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		out = append(out, fmt.Sprintf("unsafe permissions on homedir '%s'", home))
+	}
+	sec := filepath.Join(home, secringName)
+	if fi, err := os.Stat(sec); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		out = append(out, fmt.Sprintf("unsafe permissions on secret keyring '%s'", sec))
+	}
+	return out
+}
+
+// load (re)reads both ring files into r.keys.
+func (r *Ring) load() error {
+	home := r.home
+	r.keys = nil
 	pubs, err := readRingFile(filepath.Join(home, pubringName))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	secs, err := readRingFile(filepath.Join(home, secringName))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	byFpr := map[string]*Key{}
 	for _, b := range pubs {
-		k, err := newKey(b, nil)
+		k, err := r.newKey(b, nil)
 		if err != nil {
-			return nil, fmt.Errorf("keyring: %s: %w", filepath.Join(home, pubringName), err)
+			return fmt.Errorf("keyring: %s: %w", filepath.Join(home, pubringName), err)
 		}
 		if prev := byFpr[k.Fingerprint()]; prev != nil {
 			// A ring written by hand may hold a key twice; fold it.
 			if _, err := merge(prev.pub, b); err != nil {
-				return nil, err
+				return err
 			}
 			if err := prev.refresh(); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
@@ -106,18 +156,20 @@ func Open(home string) (*Ring, error) {
 	for _, b := range secs {
 		pb, err := publicBlock(b)
 		if err != nil {
-			return nil, fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
+			return fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
 		}
 		fp, err := fingerprintOf(pb.primary.pkt)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		k := byFpr[strings.ToUpper(hex.EncodeToString(fp))]
 		if k == nil {
-			// The public ring lost this key; the secret one still
-			// carries the certificate, so rebuild it from there.
-			if k, err = newKey(pb, nil); err != nil {
-				return nil, fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
+			// The public ring lacks this key (a crash between the
+			// secret ring's write and the public ring's, which comes
+			// second); the secret one carries the certificate, so
+			// rebuild it from there.
+			if k, err = r.newKey(pb, nil); err != nil {
+				return fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
 			}
 			byFpr[k.Fingerprint()] = k
 			r.keys = append(r.keys, k)
@@ -125,17 +177,14 @@ func Open(home string) (*Ring, error) {
 		if k.sec == nil {
 			k.sec = b
 		} else if _, err := merge(k.sec, b); err != nil {
-			return nil, err
+			return err
 		}
 		if err := k.refresh(); err != nil {
-			return nil, fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
+			return fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
 		}
 	}
-	return r, nil
+	return nil
 }
-
-// Home returns the ring's directory.
-func (r *Ring) Home() string { return r.home }
 
 func readRingFile(path string) ([]*block, error) {
 	data, err := os.ReadFile(path)
@@ -153,21 +202,44 @@ func readRingFile(path string) ([]*block, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keyring: %s: %w", path, err)
 	}
+	for _, b := range blocks {
+		// Rings written before third-party signatures were dropped on
+		// import may still hold a flood of them; they are not read.
+		if err := stripThirdParty(b); err != nil {
+			return nil, fmt.Errorf("keyring: %s: %w", path, err)
+		}
+	}
 	return blocks, nil
 }
 
-func newKey(pub, sec *block) (*Key, error) {
-	k := &Key{pub: pub, sec: sec}
+func (r *Ring) newKey(pub, sec *block) (*Key, error) {
+	k := &Key{pub: pub, sec: sec, allowWeak: r.opt.AllowWeakKeySignatures}
 	return k, k.refresh()
 }
 
-// refresh re-derives the parsed views after pub or sec changed.
+// refresh re-derives the parsed views after pub or sec changed. go-crypto
+// sees the certificate without the signatures the policy rejects (see
+// policyView); the ring keeps them as received.
 func (k *Key) refresh() error {
-	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(k.pub.bytes())))
+	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(policyView(k.pub, k.allowWeak).bytes())))
 	if err != nil {
 		return fmt.Errorf("reading certificate: %w", err)
 	}
 	k.ent = e
+	k.uids = nil
+	for _, u := range k.pub.uids {
+		if u.pkt.tag != tagUserID {
+			continue
+		}
+		id := e.Identities[string(u.pkt.body)]
+		if id == nil {
+			continue
+		}
+		if _, err := id.LatestValidSelfCertification(time.Time{}, config); err != nil {
+			continue
+		}
+		k.uids = append(k.uids, string(u.pkt.body))
+	}
 	k.privs = nil
 	if k.sec == nil {
 		return nil
@@ -186,10 +258,49 @@ func (k *Key) refresh() error {
 	return nil
 }
 
-// save writes both ring files atomically: a temporary file in the home
-// directory, synced, then renamed over the old one, so a crash leaves
-// either the old or the new ring and never half of one.
-func (r *Ring) save() error {
+// update is how every change reaches the disk. Under the home's lock it
+// re-reads the ring files (another process may have changed them since
+// Open), applies change to what it read, and, if change reports a
+// change, writes both files before the lock is released. Without the
+// re-read, two concurrent imports would each write their own view and the
+// later rename would drop the earlier import.
+func (r *Ring) update(order saveOrder, change func() (bool, error)) error {
+	unlock, err := lockHome(r.home)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := r.load(); err != nil {
+		return err
+	}
+	changed, err := change()
+	if err != nil || !changed {
+		return err
+	}
+	return r.save(order)
+}
+
+// saveOrder says which ring file is replaced first.
+type saveOrder int
+
+const (
+	// secretFirst is for changes that add secret material (import,
+	// generate): a crash or a full disk between the two writes leaves a
+	// secret key whose certificate the public ring lacks, which load
+	// rebuilds from the secret ring, and never a public key without the
+	// secret part it was made with (which would be encrypted to).
+	secretFirst saveOrder = iota
+	// publicFirst is for deletion: a crash between the writes leaves the
+	// secret part, from which load restores the whole key, so a deletion
+	// either happened or did not.
+	publicFirst
+)
+
+// save writes both ring files atomically, in the given order: each is a
+// temporary file in the home directory, synced, renamed over the old one,
+// and the directory synced, before the next begins. A crash leaves every
+// file old or new, never half of one.
+func (r *Ring) save(order saveOrder) error {
 	var pub, sec bytes.Buffer
 	for _, k := range r.keys {
 		pub.Write(k.pub.bytes())
@@ -197,16 +308,23 @@ func (r *Ring) save() error {
 			sec.Write(k.sec.bytes())
 		}
 	}
-	if err := writeAtomic(filepath.Join(r.home, pubringName), pub.Bytes(), 0o644); err != nil {
+	writePub := func() error { return writeAtomic(filepath.Join(r.home, pubringName), pub.Bytes(), 0o644) }
+	writeSec := func() error { return writeAtomic(filepath.Join(r.home, secringName), sec.Bytes(), 0o600) }
+	first, second := writeSec, writePub
+	if order == publicFirst {
+		first, second = writePub, writeSec
+	}
+	if err := first(); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(r.home, secringName), sec.Bytes(), 0o600)
+	return second()
 }
 
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("keyring: %w", err)
+		return fmt.Errorf("keyring: writing %s: %w", path, err)
 	}
 	tmp := f.Name()
 	fail := func(err error) error {
@@ -220,6 +338,8 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
 	}
+	// The data must be on disk before the rename makes it the ring:
+	// otherwise a crash could leave the new name on an empty file.
 	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
@@ -229,14 +349,23 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("keyring: %w", err)
+		return fmt.Errorf("keyring: writing %s: %w", path, err)
 	}
-	// Sync the directory so the rename itself survives a crash.
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
+	// Sync the directory so the rename itself is on disk before the
+	// next file is written (the secret-before-public order depends on it).
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("keyring: writing %s: syncing %s: %w", path, dir, err)
 	}
 	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // Fingerprint returns the primary key fingerprint in upper-case hex
@@ -272,23 +401,7 @@ func (k *Key) PrivateKey(fingerprint []byte) *packet.PrivateKey {
 // UserIDs returns the user IDs in ring order, those without a valid
 // self-signature left out (anyone can append an unsigned user ID to a
 // certificate; showing it would lend it the key's authority).
-func (k *Key) UserIDs() []string {
-	var out []string
-	for _, u := range k.pub.uids {
-		if u.pkt.tag != tagUserID {
-			continue
-		}
-		id := k.ent.Identities[string(u.pkt.body)]
-		if id == nil {
-			continue
-		}
-		if _, err := id.LatestValidSelfCertification(time.Time{}, config); err != nil {
-			continue
-		}
-		out = append(out, string(u.pkt.body))
-	}
-	return out
-}
+func (k *Key) UserIDs() []string { return k.uids }
 
 // PrimaryUserID returns the user ID go-crypto selects as primary, or the
 // first valid one, or "".
@@ -296,23 +409,45 @@ func (k *Key) PrimaryUserID() string {
 	if _, id := k.ent.PrimaryIdentity(time.Now(), config); id != nil {
 		return id.Name
 	}
-	if ids := k.UserIDs(); len(ids) > 0 {
-		return ids[0]
+	if len(k.uids) > 0 {
+		return k.uids[0]
 	}
 	return ""
 }
 
+// ErrAmbiguous is returned (wrapped) when a specification that must name
+// one key, as a recipient or a signer, matches several.
+var ErrAmbiguous = errors.New("ambiguous key specification")
+
+// ambiguousError names the pattern and the keys it matched.
+type ambiguousError struct {
+	pattern string
+	keys    []*Key
+}
+
+func (e *ambiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q matches %d keys:", e.pattern, len(e.keys))
+	for i, k := range e.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s %q", k.Fingerprint(), k.PrimaryUserID())
+	}
+	b.WriteString("; name one by fingerprint or by exact address")
+	return b.String()
+}
+
+func (e *ambiguousError) Is(target error) bool { return target == ErrAmbiguous }
+
 // Select returns the keys matching any of patterns (all keys if there are
 // none), in ring order; with secret, only keys whose secret part is in the
 // ring. A pattern that matches nothing is an error wrapping ErrNoKey.
-// Patterns are read as in Recipients.
+// Patterns are read as gpg reads a user ID specification (see
+// parsePattern); a pattern may match several keys, as in gpg's listings
+// and exports. To name one key, use Lookup.
 func (r *Ring) Select(patterns []string, secret bool) ([]*Key, error) {
-	var cands []*Key
-	for _, k := range r.keys {
-		if !secret || k.sec != nil {
-			cands = append(cands, k)
-		}
-	}
+	cands := r.candidates(secret)
 	if len(patterns) == 0 {
 		return cands, nil
 	}
@@ -330,11 +465,7 @@ func (r *Ring) Select(patterns []string, secret bool) ([]*Key, error) {
 			}
 		}
 		if !found {
-			kind := "public"
-			if secret {
-				kind = "secret"
-			}
-			return nil, &noKeyError{kind, p}
+			return nil, noKey(p, secret)
 		}
 	}
 	var out []*Key
@@ -346,63 +477,144 @@ func (r *Ring) Select(patterns []string, secret bool) ([]*Key, error) {
 	return out, nil
 }
 
-// matcher is a parsed key specification.
-type matcher struct {
-	fpr    []byte // full fingerprint
-	keyID  uint64 // long key ID
-	short  uint32 // short key ID (low 32 bits of the v4 key ID)
-	isID   int    // 0 none, 1 fingerprint, 2 long ID, 3 short ID
-	email  string // "<mail>": exact address, lower case
-	exact  string // "=uid": whole user ID
-	substr string // anything else: case-insensitive substring
-	bang   bool   // trailing "!": use exactly this (sub)key
+// Lookup returns the one key spec names, as -u and -r need it: an error
+// wrapping ErrNoKey if none matches, or ErrAmbiguous, naming the
+// candidates, if several do. gpg 2.2 takes the first match in ring order
+// instead, so that "alice" can mean "Malice" when Malice was imported
+// first; pgpstream refuses to guess.
+func (r *Ring) Lookup(spec string, secret bool) (*Key, error) {
+	return r.lookup(spec, secret, nil)
 }
 
-// parsePattern reads a key specification the way gpg does for the forms
-// people use: a fingerprint (40 or 64 hex digits, optional 0x, spaces
-// allowed), a long or short key ID (16 or 8 hex digits), "<mail>" for an
-// exact address, "=uid" for an exact user ID, or else a case-insensitive
-// user ID substring. A trailing "!" on a fingerprint or key ID selects
-// exactly that subkey.
+// lookup is Lookup among the matching keys that usable accepts (all, if
+// usable is nil); when none is usable, it returns usable's error for the
+// first match.
+func (r *Ring) lookup(spec string, secret bool, usable func(*Key) error) (*Key, error) {
+	m, err := parsePattern(spec)
+	if err != nil {
+		return nil, err
+	}
+	var all, ok []*Key
+	var firstErr error
+	for _, k := range r.candidates(secret) {
+		if !m.matchKey(k) {
+			continue
+		}
+		all = append(all, k)
+		if usable != nil {
+			if err := usable(k); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+		}
+		ok = append(ok, k)
+	}
+	switch {
+	case len(all) == 0:
+		return nil, noKey(spec, secret)
+	case len(ok) == 0:
+		return nil, firstErr
+	case len(ok) > 1:
+		return nil, &ambiguousError{spec, ok}
+	}
+	return ok[0], nil
+}
+
+func (r *Ring) candidates(secret bool) []*Key {
+	var cands []*Key
+	for _, k := range r.keys {
+		if !secret || k.sec != nil {
+			cands = append(cands, k)
+		}
+	}
+	return cands
+}
+
+func noKey(pattern string, secret bool) error {
+	kind := "public"
+	if secret {
+		kind = "secret"
+	}
+	return &noKeyError{kind, pattern}
+}
+
+// matcher is a parsed key specification.
+type matcher struct {
+	fpr     []byte // full fingerprint
+	keyID   uint64 // long key ID
+	short   uint32 // short key ID (low 32 bits of the v4 key ID)
+	isID    int    // 0 none, 1 fingerprint, 2 long ID, 3 short ID
+	email   string // "<mail>" or a bare address: the exact address, lower case
+	mailSub string // "@part": a substring of the address, lower case
+	exact   string // "=uid": whole user ID
+	substr  string // anything else: case-insensitive substring
+	bang    bool   // trailing "!": use exactly this (sub)key
+}
+
+// parsePattern reads a key specification as gpg's man page ("HOW TO
+// SPECIFY A USER ID") has it, for the forms people use: a fingerprint (40
+// or 64 hex digits, optional 0x, spaces allowed), a long or short key ID
+// (16 or 8 hex digits), "<mail>" for an exact address, "@part" for part
+// of an address, "=uid" for an exact user ID, "*text" or any other text
+// for a case-insensitive user ID substring. A bare address
+// ("alice@example.org") is matched as "<alice@example.org>", as gpg 2.2
+// does, so that it cannot select "malice@example.org". A trailing "!" on
+// a fingerprint or key ID selects exactly that subkey. Only user IDs with
+// a valid self-signature are matched.
 func parsePattern(p string) (matcher, error) {
 	var m matcher
 	s := strings.TrimSpace(p)
 	if s == "" {
 		return m, fmt.Errorf("keyring: empty key specification")
 	}
-	hexs := strings.ReplaceAll(s, " ", "")
-	if strings.HasSuffix(hexs, "!") {
-		hexs = strings.TrimSuffix(hexs, "!")
-		m.bang = true
-	}
-	hexs = strings.TrimPrefix(strings.TrimPrefix(hexs, "0x"), "0X")
-	if b, err := hex.DecodeString(hexs); err == nil {
+	if b, bang, ok := parseHexID(s); ok {
+		m.bang = bang
 		switch len(b) {
 		case 20, 32:
 			m.fpr, m.isID = b, 1
-			return m, nil
 		case 8:
-			for _, c := range b {
-				m.keyID = m.keyID<<8 | uint64(c)
-			}
-			m.isID = 2
-			return m, nil
+			m.keyID, m.isID = binary.BigEndian.Uint64(b), 2
 		case 4:
-			m.short = uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-			m.isID = 3
-			return m, nil
+			m.short, m.isID = binary.BigEndian.Uint32(b), 3
 		}
+		return m, nil
 	}
-	m.bang = false
 	switch {
 	case strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">"):
 		m.email = strings.ToLower(s[1 : len(s)-1])
+	case strings.HasPrefix(s, "@"):
+		m.mailSub = strings.ToLower(s[1:])
 	case strings.HasPrefix(s, "="):
 		m.exact = s[1:]
+	case strings.HasPrefix(s, "*"):
+		m.substr = strings.ToLower(s[1:])
+	case strings.Contains(s, "@") && !strings.ContainsAny(s, " <>"):
+		m.email = strings.ToLower(s)
 	default:
 		m.substr = strings.ToLower(s)
 	}
 	return m, nil
+}
+
+// parseHexID reads a fingerprint or key ID: hex digits (spaces allowed,
+// optional 0x, optional trailing "!") of 4, 8, 20 or 32 bytes.
+func parseHexID(s string) (id []byte, bang, ok bool) {
+	h := strings.ReplaceAll(s, " ", "")
+	if strings.HasSuffix(h, "!") {
+		h, bang = strings.TrimSuffix(h, "!"), true
+	}
+	h = strings.TrimPrefix(strings.TrimPrefix(h, "0x"), "0X")
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, false, false
+	}
+	switch len(b) {
+	case 4, 8, 20, 32:
+		return b, bang, true
+	}
+	return nil, false, false
 }
 
 // matchPub reports whether a single (sub)key matches an ID-type pattern.
@@ -430,14 +642,14 @@ func (m matcher) matchKey(k *Key) bool {
 		}
 		return false
 	}
-	for _, u := range k.pub.uids {
-		if u.pkt.tag != tagUserID {
-			continue
-		}
-		uid := string(u.pkt.body)
+	for _, uid := range k.uids {
 		switch {
 		case m.email != "":
 			if strings.EqualFold(emailOf(uid), m.email) {
+				return true
+			}
+		case m.mailSub != "":
+			if strings.Contains(strings.ToLower(emailOf(uid)), m.mailSub) {
 				return true
 			}
 		case m.exact != "":
@@ -467,50 +679,82 @@ func emailOf(uid string) string {
 	return ""
 }
 
-// Delete removes the keys matching patterns and returns how many it
-// removed. Like gpg, it refuses to delete a public key whose secret part
-// is in the ring unless secretToo is set, since that would strand the
-// secret key.
-func (r *Ring) Delete(patterns []string, secretToo bool) (int, error) {
-	if len(patterns) == 0 {
-		return 0, fmt.Errorf("keyring: delete needs at least one key specification")
+// ErrNotFingerprint is returned (wrapped) by Delete and DeleteSecret for
+// a specification that is not a full primary-key fingerprint.
+var ErrNotFingerprint = errors.New("keys are deleted only by full fingerprint")
+
+// byFingerprints resolves full primary-key fingerprints (40 or 64 hex
+// digits, optional 0x, spaces allowed), each to its one key. Deletion
+// takes nothing else: gpg refuses any other specification in batch mode,
+// and a pattern such as "example" could name every key in the ring.
+func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
+	if len(fprs) == 0 {
+		return nil, fmt.Errorf("keyring: delete needs at least one fingerprint")
 	}
-	sel, err := r.Select(patterns, false)
-	if err != nil {
-		return 0, err
-	}
-	drop := map[*Key]bool{}
-	for _, k := range sel {
-		if k.sec != nil && !secretToo {
-			return 0, fmt.Errorf("keyring: key %s has a secret part in the ring; delete the secret key too or first", k.Fingerprint())
+	var out []*Key
+	for _, f := range fprs {
+		b, bang, ok := parseHexID(strings.TrimSpace(f))
+		if !ok || bang || (len(b) != 20 && len(b) != 32) {
+			return nil, fmt.Errorf("keyring: %q: %w", f, ErrNotFingerprint)
 		}
-		drop[k] = true
-	}
-	var keep []*Key
-	for _, k := range r.keys {
-		if !drop[k] {
-			keep = append(keep, k)
+		k := r.byFingerprint(strings.ToUpper(hex.EncodeToString(b)))
+		if k == nil || (secret && k.sec == nil) {
+			return nil, noKey(f, secret)
 		}
+		out = append(out, k)
 	}
-	r.keys = keep
-	return len(drop), r.save()
+	return out, nil
 }
 
-// DeleteSecret removes only the secret part of the matching keys, leaving
-// their certificates in the public ring, and returns how many it removed.
-func (r *Ring) DeleteSecret(patterns []string) (int, error) {
-	if len(patterns) == 0 {
-		return 0, fmt.Errorf("keyring: delete needs at least one key specification")
-	}
-	sel, err := r.Select(patterns, true)
-	if err != nil {
-		return 0, err
-	}
-	for _, k := range sel {
-		k.sec = nil
-		if err := k.refresh(); err != nil {
-			return 0, err
+// Delete removes the keys with the given full fingerprints and returns
+// how many it removed. Like gpg, it refuses to delete a public key whose
+// secret part is in the ring unless secretToo is set, since that would
+// strand the secret key.
+func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
+	n := 0
+	err := r.update(publicFirst, func() (bool, error) {
+		sel, err := r.byFingerprints(fingerprints, false)
+		if err != nil {
+			return false, err
 		}
-	}
-	return len(sel), r.save()
+		drop := map[*Key]bool{}
+		for _, k := range sel {
+			if k.sec != nil && !secretToo {
+				return false, fmt.Errorf("keyring: key %s has a secret part in the ring; delete the secret key too or first", k.Fingerprint())
+			}
+			drop[k] = true
+		}
+		var keep []*Key
+		for _, k := range r.keys {
+			if !drop[k] {
+				keep = append(keep, k)
+			}
+		}
+		r.keys = keep
+		n = len(drop)
+		return n > 0, nil
+	})
+	return n, err
+}
+
+// DeleteSecret removes only the secret part of the keys with the given
+// full fingerprints, leaving their certificates in the public ring, and
+// returns how many it removed.
+func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
+	n := 0
+	err := r.update(publicFirst, func() (bool, error) {
+		sel, err := r.byFingerprints(fingerprints, true)
+		if err != nil {
+			return false, err
+		}
+		for _, k := range sel {
+			k.sec = nil
+			if err := k.refresh(); err != nil {
+				return false, err
+			}
+		}
+		n = len(sel)
+		return n > 0, nil
+	})
+	return n, err
 }

@@ -38,6 +38,7 @@ func TestParsePattern(t *testing.T) {
 		{"Alice", 0, false, "alice"},
 		{"deadbeefcafe", 0, false, "deadbeefcafe"}, // 12 hex digits: not an ID
 		{"Bob!", 0, false, "bob!"},
+		{"*Bob", 0, false, "bob"},
 	}
 	for _, c := range cases {
 		m, err := parsePattern(c.in)
@@ -99,13 +100,23 @@ func TestSelectAndDelete(t *testing.T) {
 		t.Fatalf("Recipients(nobody): %v", err)
 	}
 
-	if _, err := r.Delete([]string{"rsa@gpg.test"}, false); err == nil || !strings.Contains(err.Error(), "secret") {
+	// Deletion takes full fingerprints only: a pattern, a key ID or a
+	// subkey's "!" form could name keys the caller did not mean.
+	for _, spec := range []string{"rsa@gpg.test", "gpg.test", "1F060F8EF634804B", gpgRSAFpr + "!"} {
+		if _, err := r.Delete([]string{spec}, true); !errors.Is(err, ErrNotFingerprint) {
+			t.Fatalf("Delete(%q): %v", spec, err)
+		}
+		if _, err := r.DeleteSecret([]string{spec}); !errors.Is(err, ErrNotFingerprint) {
+			t.Fatalf("DeleteSecret(%q): %v", spec, err)
+		}
+	}
+	if _, err := r.Delete([]string{gpgRSAFpr}, false); err == nil || !strings.Contains(err.Error(), "secret") {
 		t.Fatalf("deleting a key with a secret part: %v", err)
 	}
-	if n, err := r.DeleteSecret([]string{"rsa@gpg.test"}); err != nil || n != 1 {
+	if n, err := r.DeleteSecret([]string{"0x" + strings.ToLower(gpgRSAFpr)}); err != nil || n != 1 {
 		t.Fatalf("DeleteSecret: %d %v", n, err)
 	}
-	if n, err := r.Delete([]string{"rsa@gpg.test", gpgEdFpr}, false); err != nil || n != 2 {
+	if n, err := r.Delete([]string{gpgRSAFpr, gpgEdFpr}, false); err != nil || n != 2 {
 		t.Fatalf("Delete: %d %v", n, err)
 	}
 	r2, err := Open(r.home)
@@ -205,7 +216,7 @@ func FuzzImport(f *testing.F) {
 					continue
 				}
 			}
-			if k, err := newKey(pb, nil); err == nil {
+			if k, err := (&Ring{}).newKey(pb, nil); err == nil {
 				k.primaryState(time.Now())
 				k.UserIDs()
 				merge(pb.clone(), b)

@@ -10,7 +10,7 @@ import (
 // and --symmetric combine into one).
 var commandFlags = []string{
 	"encrypt", "symmetric", "decrypt", "import", "list-keys", "list-secret-keys",
-	"export", "export-secret-keys", "quick-gen-key", "delete-keys", "delete-secret-and-public-key",
+	"export", "export-secret-keys", "quick-gen-key", "delete-keys", "delete-secret-keys", "delete-secret-and-public-key",
 	"sign", "detach-sign", "verify",
 }
 
@@ -69,8 +69,9 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "export", Usage: "export public keys", Category: cmd},
 		&cli.BoolFlag{Name: "export-secret-keys", Usage: "export secret keys", Category: cmd},
 		&cli.BoolFlag{Name: "quick-gen-key", Usage: "generate a key: UID [ALGO] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448)", Category: cmd},
-		&cli.BoolFlag{Name: "delete-keys", Usage: "delete public keys (needs --batch --yes)", Category: cmd},
-		&cli.BoolFlag{Name: "delete-secret-and-public-key", Usage: "delete keys with their secret parts (needs --batch --yes)", Category: cmd},
+		&cli.BoolFlag{Name: "delete-keys", Aliases: []string{"delete-key"}, Usage: "delete public keys by full fingerprint (needs --batch --yes)", Category: cmd},
+		&cli.BoolFlag{Name: "delete-secret-keys", Aliases: []string{"delete-secret-key"}, Usage: "delete the secret parts of keys by full fingerprint (needs --batch --yes)", Category: cmd},
+		&cli.BoolFlag{Name: "delete-secret-and-public-key", Aliases: []string{"delete-secret-and-public-keys"}, Usage: "delete keys with their secret parts by full fingerprint (needs --batch --yes)", Category: cmd},
 
 		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "encrypt to KEY: fingerprint, long key ID, email or user ID substring", Category: enc},
 		&cli.StringSliceFlag{Name: "hidden-recipient", Aliases: []string{"R"}, Usage: "like -r, but the message does not name the key", Category: enc},
@@ -94,6 +95,8 @@ func flags() []cli.Flag {
 		&cli.IntFlag{Name: "passphrase-fd", Value: -1, Usage: "read the passphrase from file descriptor N (0: standard input)", Category: key},
 		&cli.StringFlag{Name: "pinentry-mode", Usage: "accepted for gpg compatibility (pgpstream always asks itself)", Category: key},
 		&cli.BoolFlag{Name: "with-colons", Usage: "list keys in gpg's machine-readable format", Category: key},
+		&cli.BoolFlag{Name: "no-permission-warning", Usage: "do not warn about a home or secret ring that other users may read", Category: key},
+		&cli.BoolFlag{Name: "allow-weak-key-signatures", Usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", Category: key},
 		&cli.IntFlag{Name: "key-version", Value: 4, Usage: "--quick-gen-key makes a version 4 or an RFC 9580 version 6 key", Category: key},
 
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to FILE (- for standard output)", Category: out},
@@ -163,9 +166,11 @@ func dispatch(st *state, c *cli.Context) error {
 	case "quick-gen-key":
 		return cmdGenKey(st, c)
 	case "delete-keys":
-		return cmdDelete(st, c, false)
+		return cmdDelete(st, c, "public")
+	case "delete-secret-keys":
+		return cmdDelete(st, c, "secret")
 	case "delete-secret-and-public-key":
-		return cmdDelete(st, c, true)
+		return cmdDelete(st, c, "both")
 	}
 	return usagef("unknown command %q", chosen[0])
 }

@@ -142,6 +142,9 @@ func collectRecipients(st *state, c *cli.Context) ([]chosenRecipient, error) {
 				// The keyring's message names the pattern already.
 				return withHints(err, "list the keys you have with pgpstream --list-keys; import one with --import")
 			}
+			if errors.Is(err, keyring.ErrAmbiguous) {
+				return withHints(fmt.Errorf("recipient %w", err), "pgpstream takes one key per -r; give each key's fingerprint, or its address as <addr>")
+			}
 			return withHints(fmt.Errorf("recipient %q: %w", spec, err), "list the keys you have with pgpstream --list-keys; import one with --import")
 		}
 		for _, rc := range rcs {

@@ -20,7 +20,17 @@ func openRing(c *cli.Context) (*keyring.Ring, error) {
 	if home == "" {
 		home = keyring.DefaultHome()
 	}
-	return keyring.Open(home)
+	r, err := keyring.OpenWith(home, keyring.Options{AllowWeakKeySignatures: c.Bool("allow-weak-key-signatures")})
+	if err != nil {
+		return nil, err
+	}
+	if !c.Bool("no-permission-warning") {
+		for _, w := range r.Warnings() {
+			// gpg's wording and capitals, which users search for.
+			fmt.Fprintf(c.App.ErrWriter, "pgpstream: WARNING: %s\n", w)
+		}
+	}
+	return r, nil
 }
 
 func cmdImport(st *state, c *cli.Context) error {
@@ -110,6 +120,8 @@ func cmdExport(st *state, c *cli.Context, secret bool) error {
 	if err := out.refuseBinaryTerminal(c.Bool("armor"), "key data"); err != nil {
 		return err
 	}
+	// Secret keys go to a file only its owner may read, as gpg makes it.
+	out.private = secret
 	if err := ring.Export(out.w, c.Args().Slice(), secret, c.Bool("armor")); err != nil {
 		out.abort()
 		return err
@@ -152,7 +164,12 @@ func cmdGenKey(st *state, c *cli.Context) error {
 	return nil
 }
 
-func cmdDelete(st *state, c *cli.Context, secretToo bool) error {
+// cmdDelete deletes keys (what "public", "secret" or "both" parts) named
+// by full fingerprint. pgpstream never asks, so it always runs as gpg's
+// --batch mode does, where gpg takes only a full fingerprint for secret
+// keys; pgpstream takes only that for public keys too, since a pattern
+// such as "example" may match several keys (gpg deletes the first).
+func cmdDelete(st *state, c *cli.Context, what string) error {
 	if !c.Bool("batch") || !c.Bool("yes") {
 		return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
 	}
@@ -163,12 +180,18 @@ func cmdDelete(st *state, c *cli.Context, secretToo bool) error {
 	if err != nil {
 		return err
 	}
-	n, err := ring.Delete(c.Args().Slice(), secretToo)
+	var n int
+	switch what {
+	case "secret":
+		n, err = ring.DeleteSecret(c.Args().Slice())
+	default:
+		n, err = ring.Delete(c.Args().Slice(), what == "both")
+	}
+	if errors.Is(err, keyring.ErrNotFingerprint) {
+		return usageError{msg: "can't do this in batch mode: " + strings.TrimPrefix(err.Error(), "keyring: "), hints: []string{"specify the key by its full fingerprint (pgpstream --list-keys --with-colons shows it on the fpr line)"}}
+	}
 	if err != nil {
 		return err
-	}
-	if n == 0 {
-		return fmt.Errorf("no key matches %s", strings.Join(c.Args().Slice(), ", "))
 	}
 	st.infof("deleted %d key(s)", n)
 	return nil

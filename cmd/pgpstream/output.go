@@ -31,6 +31,7 @@ type output struct {
 	abort    func()
 	released func() bool // whether any plaintext reached standard output
 	stream   func()      // stop holding back: write through from now on
+	private  bool        // a file output is made 0600 (secret key data), not 0666 less the umask
 }
 
 // temps are the temporary files of this process, removed on a signal.
@@ -116,7 +117,11 @@ func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, err
 		trackTemp(f.Name(), false)
 	}
 	o.commit = func() error {
-		if err := f.Chmod(0o666 &^ umask()); err != nil {
+		mode := 0o666 &^ umask()
+		if o.private {
+			mode = 0o600
+		}
+		if err := f.Chmod(mode); err != nil {
 			return err
 		}
 		if err := f.Close(); err != nil {

@@ -80,11 +80,11 @@ func signersFor(st *state, c *cli.Context, pp *passphrases) ([]filter.Signer, er
 		}
 	}
 	for _, spec := range specs {
-		ks, err := ring.Select([]string{spec}, true)
+		k, err := ring.Lookup(spec, true)
 		if err != nil {
 			return nil, withHints(fmt.Errorf("--local-user %q: %w", spec, err), "list the secret keys you have with pgpstream --list-secret-keys")
 		}
-		keys = append(keys, ks[0])
+		keys = append(keys, k)
 	}
 	var out []filter.Signer
 	for _, k := range keys {

@@ -1,0 +1,138 @@
+package keyring
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	pgppacket "github.com/pgpstream/pgpstream/packet"
+)
+
+// SHA1SelfSigCutoff is when SHA-1 stops being accepted for the
+// signatures that make a key valid: user ID self-certifications, subkey
+// bindings and direct-key signatures made at or after it are ignored
+// (RFC 9580 section 9.5 says SHA-1 MUST NOT be used to make new
+// signatures; Sequoia's standard policy stops accepting SHA-1 where only
+// second-preimage resistance is needed, as for self-signatures, on the
+// same date). Older SHA-1 self-signatures still count, so keys made by
+// GnuPG before 2.1 keep working. Revocations are honoured whatever their
+// hash: ignoring one would bring a revoked key back.
+var SHA1SelfSigCutoff = time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC)
+
+// Signature types (RFC 9580 section 5.2.1) the key policy tells apart.
+const (
+	sigKeyRevocation    = 0x20
+	sigSubkeyRevocation = 0x28
+	sigCertRevocation   = 0x30
+)
+
+func isRevocation(t byte) bool {
+	return t == sigKeyRevocation || t == sigSubkeyRevocation || t == sigCertRevocation
+}
+
+// Bounds on one certificate as stored, after third-party signatures are
+// dropped. Real certificates have tens of packets and a few kilobytes;
+// a photo ID can reach a few hundred kilobytes. A certificate beyond
+// either bound is refused on import: every later command would pay to
+// read it.
+const (
+	maxCertPackets = 10000
+	maxCertBytes   = 4 << 20
+)
+
+// stripThirdParty drops from b the signatures that are not the key's own:
+// certifications by other keys, which mean nothing without a trust model
+// and are what a certificate-flooding attack appends by the hundred
+// thousand (as GnuPG does on import by default, and keys.openpgp.org).
+// Kept: signatures the primary key issued (or that name no issuer, which
+// go-crypto then checks against the primary key), and key and subkey
+// revocations, which a designated revoker may have made. Signatures that
+// do not parse are dropped too.
+func stripThirdParty(b *block) error {
+	pk, _, err := parseKey(b.primary.pkt)
+	if err != nil {
+		return err
+	}
+	keep := func(p rawPacket) bool {
+		s, err := pgppacket.ParseSignature(p.body, -1)
+		if err != nil {
+			return false
+		}
+		if s.SigType == sigKeyRevocation || s.SigType == sigSubkeyRevocation {
+			return true
+		}
+		if s.IssuerFingerprint != nil {
+			return bytes.Equal(s.IssuerFingerprint, pk.Fingerprint)
+		}
+		return s.IssuerKeyID == 0 || s.IssuerKeyID == pk.KeyId
+	}
+	for _, c := range b.components() {
+		c.sigs = filterSigs(c.sigs, keep)
+	}
+	return nil
+}
+
+// filterSigs returns the signatures keep accepts, each once: a byte-equal
+// copy of a signature adds nothing and is only a cost.
+func filterSigs(sigs []rawPacket, keep func(rawPacket) bool) []rawPacket {
+	out := sigs[:0:0]
+	seen := map[string]bool{}
+	for _, s := range sigs {
+		if seen[string(s.body)] || !keep(s) {
+			continue
+		}
+		seen[string(s.body)] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// checkBounds refuses a certificate larger than the bounds above.
+func checkBounds(b *block) error {
+	n, size := 0, 0
+	for _, c := range b.components() {
+		n += 1 + len(c.sigs)
+		size += len(c.pkt.body)
+		for _, s := range c.sigs {
+			size += len(s.body)
+		}
+	}
+	if n > maxCertPackets {
+		return fmt.Errorf("certificate has %d packets after dropping third-party signatures (at most %d allowed)", n, maxCertPackets)
+	}
+	if size > maxCertBytes {
+		return fmt.Errorf("certificate has %d bytes after dropping third-party signatures (at most %d MiB allowed)", size, maxCertBytes>>20)
+	}
+	return nil
+}
+
+// policyView returns b as go-crypto should judge it: without SHA-1
+// signatures made at or after SHA1SelfSigCutoff (revocations excepted),
+// unless allowWeak. b itself is left whole, so the choice can be undone.
+func policyView(b *block, allowWeak bool) *block {
+	if allowWeak {
+		return b
+	}
+	weak := func(p rawPacket) bool {
+		s, err := pgppacket.ParseSignature(p.body, -1)
+		return err == nil && s.Hash == pgppacket.HashSHA1 && !isRevocation(s.SigType) && !s.Created.Before(SHA1SelfSigCutoff)
+	}
+	var nb *block
+	for i, c := range b.components() {
+		for _, s := range c.sigs {
+			if !weak(s) {
+				continue
+			}
+			if nb == nil {
+				nb = b.clone()
+			}
+			nc := nb.components()[i]
+			nc.sigs = filterSigs(nc.sigs, func(p rawPacket) bool { return !weak(p) })
+			break
+		}
+	}
+	if nb == nil {
+		return b
+	}
+	return nb
+}
