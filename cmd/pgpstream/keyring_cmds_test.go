@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"crypto"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
+
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// Commands for the keyring scripts: they build the hostile certificates
+// and check the file properties the scripts cannot see otherwise.
+func init() {
+	// appenduid IN OUT UID: append a user ID packet with no signature to
+	// the certificate IN, as anyone holding a copy of it can.
+	scriptCmds["appenduid"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: appenduid IN OUT UID")
+		}
+		b := keyBytes(ts, args[0])
+		b = packet.AppendPacket(b, packet.TagUserID, []byte(args[2]))
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+	}
+	// flood IN OUT N third|self: add N certifications to the first user ID
+	// of the certificate IN. "third" makes real signatures by a fresh key
+	// (a certificate-flooding attack); "self" makes N distinct copies of
+	// the certificate's own self-signature with a damaged MPI, which claim
+	// the key itself as issuer.
+	scriptCmds["flood"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 4 {
+			ts.Fatalf("usage: flood IN OUT N third|self")
+		}
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		pkts := splitPackets(ts, keyBytes(ts, args[0]))
+		var out []byte
+		var pub *gcpacket.PublicKey
+		done := false
+		for i, p := range pkts {
+			out = append(out, p...)
+			h, body, _, err := packet.SplitPacket(p, 0)
+			ts.Check(err)
+			switch h.Tag {
+			case packet.TagPublicKey, packet.TagSecretKey:
+				pk, err := gcpacket.Read(bytes.NewReader(p))
+				ts.Check(err)
+				switch k := pk.(type) {
+				case *gcpacket.PublicKey:
+					pub = k
+				case *gcpacket.PrivateKey:
+					pub = &k.PublicKey
+				}
+			case packet.TagUserID:
+				if done {
+					continue
+				}
+				done = true
+				// The user ID's own signature comes next.
+				_, self, _, err := packet.SplitPacket(pkts[i+1], 0)
+				ts.Check(err)
+				switch args[3] {
+				case "third":
+					out = append(out, thirdPartySigs(ts, pub, string(body), n)...)
+				case "self":
+					for j := 0; j < n; j++ {
+						s := append([]byte(nil), self...)
+						s[len(s)-1] ^= byte(j)
+						s[len(s)-2] ^= byte(j >> 8)
+						s[len(s)-3] ^= byte(j >> 16)
+						out = packet.AppendPacket(out, packet.TagSignature, s)
+					}
+				default:
+					ts.Fatalf("flood: third or self, not %q", args[3])
+				}
+			}
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o644))
+	}
+	// argon2bomb IN OUT: set the Argon2 memory exponent of every v6 secret
+	// key packet in IN to 31 (2^31 KiB, 2 TiB), the largest the encoding
+	// allows.
+	scriptCmds["argon2bomb"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: argon2bomb IN OUT")
+		}
+		var out []byte
+		n := 0
+		for _, p := range splitPackets(ts, keyBytes(ts, args[0])) {
+			h, body, _, err := packet.SplitPacket(p, 0)
+			ts.Check(err)
+			if h.Tag == packet.TagSecretKey || h.Tag == packet.TagSecretSubkey {
+				k, err := gcpacket.Read(bytes.NewReader(p))
+				ts.Check(err)
+				var pb bytes.Buffer
+				ts.Check(k.(*gcpacket.PrivateKey).PublicKey.Serialize(&pb))
+				_, pubBody, _, err := packet.SplitPacket(pb.Bytes(), 0)
+				ts.Check(err)
+				// v6, usage 253: count, cipher, AEAD mode, S2K length,
+				// then S2K type 4, 16 salt octets, passes, parallelism,
+				// memory exponent.
+				s := append([]byte(nil), body...)
+				at := len(pubBody)
+				if s[at] != 253 || s[at+5] != 4 {
+					ts.Fatalf("argon2bomb: key is not Argon2-protected (usage %d)", s[at])
+				}
+				s[at+5+19] = 31
+				body = s
+				n++
+			}
+			out = packet.AppendPacket(out, h.Tag, body)
+		}
+		if n == 0 {
+			ts.Fatalf("argon2bomb: no secret key in %s", args[0])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o600))
+	}
+	// sha1key OUT UID DATE: a secret key (v4, Ed25519) whose self-signatures
+	// use SHA-1, made at DATE (YYYY-MM-DD).
+	scriptCmds["sha1key"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: sha1key OUT UID DATE")
+		}
+		at, err := time.Parse("2006-01-02", args[2])
+		ts.Check(err)
+		cfg := &gcpacket.Config{
+			Algorithm: gcpacket.PubKeyAlgoEdDSA, Curve: gcpacket.Curve25519,
+			DefaultHash: crypto.SHA1, Time: func() time.Time { return at },
+		}
+		e, err := v2.NewEntity(args[1], "", "", cfg)
+		ts.Check(err)
+		var buf bytes.Buffer
+		ts.Check(e.SerializePrivateWithoutSigning(&buf, nil))
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o600))
+	}
+	// genkeys DIR N: N certificates with their secret keys, DIR/k1.pgp ...
+	// DIR/kN.pgp, each a different key.
+	scriptCmds["genkeys"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: genkeys DIR N")
+		}
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		dir := ts.MkAbs(args[0])
+		ts.Check(os.MkdirAll(dir, 0o700))
+		cfg := &gcpacket.Config{Algorithm: gcpacket.PubKeyAlgoEdDSA, Curve: gcpacket.Curve25519, DefaultHash: crypto.SHA256}
+		for i := 1; i <= n; i++ {
+			e, err := v2.NewEntity(fmt.Sprintf("Key %d", i), "", fmt.Sprintf("k%d@example.org", i), cfg)
+			ts.Check(err)
+			var buf bytes.Buffer
+			ts.Check(e.SerializePrivateWithoutSigning(&buf, nil))
+			ts.Check(os.WriteFile(filepath.Join(dir, fmt.Sprintf("k%d.pgp", i)), buf.Bytes(), 0o600))
+		}
+	}
+	// waitfile FILE: wait up to 10 seconds for FILE to exist.
+	scriptCmds["waitfile"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: waitfile FILE")
+		}
+		for i := 0; i < 1000; i++ {
+			if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		ts.Fatalf("%s did not appear", args[0])
+	}
+	// filemode FILE MODE: the file's permission bits are MODE (octal).
+	scriptCmds["filemode"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: filemode FILE MODE")
+		}
+		want, err := strconv.ParseUint(args[1], 8, 32)
+		ts.Check(err)
+		fi, err := os.Stat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if got := fi.Mode().Perm(); (uint64(got) == want) == neg {
+			ts.Fatalf("%s has mode %#o, want %s%#o", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+	}
+	// maxsize FILE N: the file has at most N bytes.
+	scriptCmds["maxsize"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: maxsize FILE N")
+		}
+		n, err := strconv.ParseInt(args[1], 10, 64)
+		ts.Check(err)
+		fi, err := os.Stat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if (fi.Size() <= n) == neg {
+			ts.Fatalf("%s has %d bytes (bound %d, negated %v)", args[0], fi.Size(), n, neg)
+		}
+	}
+}
+
+// lockHolder is a program for scripts: lockholder FILE MARK takes
+// flock(2) on FILE, creates MARK, and sleeps until killed, standing for a
+// writer that dies holding the home's lock.
+func lockHolder() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: lockholder FILE MARK")
+		os.Exit(2)
+	}
+	f, err := os.OpenFile(os.Args[1], os.O_RDWR|os.O_CREATE, 0o600)
+	if err == nil {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+	}
+	if err == nil {
+		err = os.WriteFile(os.Args[2], nil, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	time.Sleep(time.Hour)
+}
+
+// keyBytes reads a key file, armored or binary, as binary packets.
+func keyBytes(ts *testscript.TestScript, name string) []byte {
+	b := readScriptFile(ts, name)
+	if !bytes.HasPrefix(b, []byte("-----BEGIN")) {
+		return b
+	}
+	blk, err := armor.Decode(bytes.NewReader(b))
+	ts.Check(err)
+	out, err := io.ReadAll(blk.Body)
+	ts.Check(err)
+	return out
+}
+
+// thirdPartySigs makes n valid certifications of uid on pub by one fresh
+// key, each with a different creation time.
+func thirdPartySigs(ts *testscript.TestScript, pub *gcpacket.PublicKey, uid string, n int) []byte {
+	cfg := &gcpacket.Config{Algorithm: gcpacket.PubKeyAlgoEdDSA, Curve: gcpacket.Curve25519, DefaultHash: crypto.SHA256}
+	attacker, err := v2.NewEntity("Flooder", "", "flood@example.net", cfg)
+	ts.Check(err)
+	signer := attacker.PrivateKey
+	var out bytes.Buffer
+	base := time.Now().Add(-time.Duration(n) * time.Second)
+	for i := 0; i < n; i++ {
+		at := base.Add(time.Duration(i) * time.Second)
+		sig := &gcpacket.Signature{
+			Version:           4,
+			SigType:           gcpacket.SigTypeGenericCert,
+			PubKeyAlgo:        signer.PubKeyAlgo,
+			Hash:              crypto.SHA256,
+			CreationTime:      at,
+			IssuerKeyId:       &signer.KeyId,
+			IssuerKeyVersion:  4,
+			IssuerFingerprint: signer.Fingerprint,
+		}
+		ts.Check(sig.SignUserId(uid, pub, signer, &gcpacket.Config{Time: func() time.Time { return at }}))
+		ts.Check(sig.Serialize(&out))
+	}
+	return out.Bytes()
+}
