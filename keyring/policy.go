@@ -106,9 +106,14 @@ func checkBounds(b *block) error {
 	return nil
 }
 
-// policyView returns b as go-crypto should judge it: without SHA-1
-// signatures made at or after SHA1SelfSigCutoff (revocations excepted),
-// unless allowWeak. b itself is left whole, so the choice can be undone.
+// policyView returns b as go-crypto should judge it: with SHA-1
+// signatures made at or after SHA1SelfSigCutoff (revocations excepted)
+// failing verification, unless allowWeak. They are damaged in place (the
+// last octet of the signature value flipped) rather than dropped, because
+// go-crypto refuses a v4 certificate with no signed user ID outright, and
+// a key whose only self-signatures are weak should read as a key without
+// valid user IDs, not break the ring. b itself is left whole, so the
+// choice can be undone with the flag.
 func policyView(b *block, allowWeak bool) *block {
 	if allowWeak {
 		return b
@@ -119,16 +124,16 @@ func policyView(b *block, allowWeak bool) *block {
 	}
 	var nb *block
 	for i, c := range b.components() {
-		for _, s := range c.sigs {
-			if !weak(s) {
+		for j, s := range c.sigs {
+			if !weak(s) || len(s.body) == 0 {
 				continue
 			}
 			if nb == nil {
 				nb = b.clone()
 			}
-			nc := nb.components()[i]
-			nc.sigs = filterSigs(nc.sigs, func(p rawPacket) bool { return !weak(p) })
-			break
+			body := append([]byte(nil), s.body...)
+			body[len(body)-1] ^= 1
+			nb.components()[i].sigs[j] = rawPacket{tag: s.tag, body: body}
 		}
 	}
 	if nb == nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -135,12 +136,36 @@ func init() {
 		ts.Check(err)
 		cfg := &gcpacket.Config{
 			Algorithm: gcpacket.PubKeyAlgoEdDSA, Curve: gcpacket.Curve25519,
-			DefaultHash: crypto.SHA1, Time: func() time.Time { return at },
+			DefaultHash: crypto.SHA256, Time: func() time.Time { return at },
 		}
-		e, err := v2.NewEntity(args[1], "", "", cfg)
+		name, mail, _ := strings.Cut(strings.TrimSuffix(args[1], ">"), " <")
+		e, err := v2.NewEntity(name, "", mail, cfg)
 		ts.Check(err)
+		// go-crypto will not make SHA-1 signatures, so its self-signatures
+		// are replaced by ones made here.
+		priv, sub := e.PrivateKey, e.Subkeys[0].PrivateKey
+		noSalt := false
+		cfg.NonDeterministicSignaturesViaNotation = &noSalt // its salt size is defined for SHA-2 only
+		newSig := func(t gcpacket.SignatureType) *gcpacket.Signature {
+			return &gcpacket.Signature{
+				Version: 4, SigType: t, PubKeyAlgo: priv.PubKeyAlgo, Hash: crypto.SHA1,
+				CreationTime: at, IssuerKeyId: &priv.KeyId, IssuerKeyVersion: 4, IssuerFingerprint: priv.Fingerprint,
+				FlagsValid: true,
+			}
+		}
 		var buf bytes.Buffer
-		ts.Check(e.SerializePrivateWithoutSigning(&buf, nil))
+		ts.Check(priv.Serialize(&buf))
+		uid := gcpacket.NewUserId(name, "", mail)
+		ts.Check(uid.Serialize(&buf))
+		cert := newSig(gcpacket.SigTypePositiveCert)
+		cert.FlagCertify, cert.FlagSign = true, true
+		ts.Check(cert.SignUserId(uid.Id, &priv.PublicKey, priv, cfg))
+		ts.Check(cert.Serialize(&buf))
+		ts.Check(sub.Serialize(&buf))
+		bind := newSig(gcpacket.SigTypeSubkeyBinding)
+		bind.FlagEncryptCommunications, bind.FlagEncryptStorage = true, true
+		ts.Check(bind.SignKey(&sub.PublicKey, priv, cfg))
+		ts.Check(bind.Serialize(&buf))
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o600))
 	}
 	// genkeys DIR N: N certificates with their secret keys, DIR/k1.pgp ...
