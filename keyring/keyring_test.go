@@ -15,6 +15,8 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 const fixtures = "../testdata/keys"
@@ -167,6 +169,17 @@ func TestGenerate(t *testing.T) {
 			}
 			if got := k.UserIDs(); len(got) != 1 || got[0] != "Alice Example <alice@example.test>" {
 				t.Fatalf("UserIDs = %q", got)
+			}
+			// No SHA-1 self-signature, in either ring (RFC 9580 section 9.5).
+			for _, b := range []*block{k.pub, k.sec} {
+				for _, comp := range b.components() {
+					for _, sp := range comp.sigs {
+						s, err := pgppacket.ParseSignature(sp.body, -1)
+						if err != nil || s.Hash == pgppacket.HashSHA1 {
+							t.Fatalf("self-signature type %#x hash %v: %v", s.SigType, s.Hash, err)
+						}
+					}
+				}
 			}
 
 			human := listing(t, r, nil, false, false)
