@@ -73,7 +73,7 @@ func flags() []cli.Flag {
 		&cli.BoolFlag{Name: "delete-secret-keys", Aliases: []string{"delete-secret-key"}, Usage: "delete the secret parts of keys by full fingerprint (needs --batch --yes)", Category: cmd},
 		&cli.BoolFlag{Name: "delete-secret-and-public-key", Aliases: []string{"delete-secret-and-public-keys"}, Usage: "delete keys with their secret parts by full fingerprint (needs --batch --yes)", Category: cmd},
 
-		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "encrypt to KEY: fingerprint, long key ID, email or user ID substring", Category: enc},
+		&cli.StringSliceFlag{Name: "recipient", Aliases: []string{"r"}, Usage: "encrypt to KEY, one key each: fingerprint, key ID, <addr>, @part, =uid or user ID substring", Category: enc},
 		&cli.StringSliceFlag{Name: "hidden-recipient", Aliases: []string{"R"}, Usage: "like -r, but the message does not name the key", Category: enc},
 		&cli.StringSliceFlag{Name: "recipient-file", Aliases: []string{"f"}, Usage: "encrypt to the certificate in FILE", Category: enc},
 		&cli.StringFlag{Name: "cipher-algo", Value: "AES256", Usage: "cipher to write: AES128, AES192 or AES256", Category: enc},
