@@ -250,14 +250,16 @@ func featuresOf(sig *packet.Signature) byte {
 // Encryption subkeys are included, and the primary key when it may
 // encrypt. Time is not checked: an expired or revoked key must still open
 // the messages sent to it before. Keys come back as stored, possibly
-// locked; see Unlock. Stubs without secret material are left out.
+// locked; see Unlock. Stubs without secret material are left out. The
+// SHA-1 policy does not apply: it decides what may be encrypted to, not
+// what the owner of a secret key may open.
 func (r *Ring) DecryptionKeys(keyID uint64) []*packet.PrivateKey {
 	var out []*packet.PrivateKey
 	for _, k := range r.keys {
 		if k.sec == nil {
 			continue
 		}
-		for _, dk := range k.ent.DecryptionKeys(keyID, time.Time{}, config) {
+		for _, dk := range k.whole.DecryptionKeys(keyID, time.Time{}, config) {
 			priv := k.PrivateKey(dk.PublicKey.Fingerprint)
 			if priv == nil || priv.Dummy() {
 				continue

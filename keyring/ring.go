@@ -69,6 +69,7 @@ type Key struct {
 	pub       *block
 	sec       *block                        // nil when there is no secret part
 	ent       *v2.Entity                    // parsed from pub under the policy, for validity and key selection
+	whole     *v2.Entity                    // parsed from pub as stored (ent itself when the policy removed nothing), for decryption
 	privs     map[string]*packet.PrivateKey // hex fingerprint -> secret (sub)key, still locked if it was
 	uids      []string                      // user IDs with a valid self-signature, in ring order
 	allowWeak bool                          // Options.AllowWeakKeySignatures
@@ -221,11 +222,20 @@ func (r *Ring) newKey(pub, sec *block) (*Key, error) {
 // sees the certificate without the signatures the policy rejects (see
 // policyView); the ring keeps them as received.
 func (k *Key) refresh() error {
-	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(policyView(k.pub, k.allowWeak).bytes())))
+	view := policyView(k.pub, k.allowWeak)
+	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(view.bytes())))
 	if err != nil {
 		return fmt.Errorf("reading certificate: %w", err)
 	}
-	k.ent = e
+	k.ent, k.whole = e, e
+	if view != k.pub {
+		// Decryption does not judge the certificate: a message sent to
+		// the key opens with its secret part whatever the policy says
+		// about the signatures that bind it.
+		if k.whole, err = v2.ReadEntity(packet.NewReader(bytes.NewReader(k.pub.bytes()))); err != nil {
+			return fmt.Errorf("reading certificate: %w", err)
+		}
+	}
 	k.uids = nil
 	for _, u := range k.pub.uids {
 		if u.pkt.tag != tagUserID {
