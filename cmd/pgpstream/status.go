@@ -119,10 +119,8 @@ func keyIDOf(p *packet.PKESK) string {
 	switch {
 	case p.Wildcard():
 		return "0000000000000000"
-	case p.Version == 6 && len(p.Fingerprint) == 20:
-		return fmt.Sprintf("%X", p.Fingerprint[12:]) // v4 key: low 64 bits
 	case p.Version == 6 && len(p.Fingerprint) >= 8:
-		return fmt.Sprintf("%X", p.Fingerprint[:8]) // v6 key: high 64 bits
+		return fmt.Sprintf("%016X", packet.KeyIDOf(p.Fingerprint))
 	}
 	return fmt.Sprintf("%016X", p.KeyID)
 }
