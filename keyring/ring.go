@@ -280,6 +280,7 @@ func (r *Ring) update(order saveOrder, change func() (bool, error)) error {
 		return err
 	}
 	defer unlock()
+	removeStaleTemps(r.home)
 	if err := r.load(); err != nil {
 		return err
 	}
@@ -288,6 +289,19 @@ func (r *Ring) update(order saveOrder, change func() (bool, error)) error {
 		return err
 	}
 	return r.save(order)
+}
+
+// removeStaleTemps deletes the temporary ring files a killed writer left.
+// It runs under the lock, and a writer's temporary files exist only while
+// it holds the lock, so any found then belong to a writer that is gone.
+func removeStaleTemps(home string) {
+	ents, _ := os.ReadDir(home)
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasSuffix(n, ".tmp") && (strings.HasPrefix(n, "."+pubringName+".") || strings.HasPrefix(n, "."+secringName+".")) {
+			os.Remove(filepath.Join(home, n))
+		}
+	}
 }
 
 // saveOrder says which ring file is replaced first.

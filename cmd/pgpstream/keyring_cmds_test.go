@@ -5,10 +5,13 @@ import (
 	"crypto"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
@@ -168,11 +171,16 @@ func init() {
 		ts.Check(bind.Serialize(&buf))
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o600))
 	}
-	// genkeys DIR N: N certificates with their secret keys, DIR/k1.pgp ...
-	// DIR/kN.pgp, each a different key.
+	// genkeys DIR N [NAME]: N certificates with their secret keys,
+	// DIR/k1.pgp ... DIR/kN.pgp, each a different key, with user IDs
+	// "NAME i <NAMEi@example.org>" (NAME: "Key").
 	scriptCmds["genkeys"] = func(ts *testscript.TestScript, neg bool, args []string) {
-		if len(args) != 2 {
-			ts.Fatalf("usage: genkeys DIR N")
+		if len(args) != 2 && len(args) != 3 {
+			ts.Fatalf("usage: genkeys DIR N [NAME]")
+		}
+		name := "Key"
+		if len(args) == 3 {
+			name = args[2]
 		}
 		n, err := strconv.Atoi(args[1])
 		ts.Check(err)
@@ -180,7 +188,7 @@ func init() {
 		ts.Check(os.MkdirAll(dir, 0o700))
 		cfg := &gcpacket.Config{Algorithm: gcpacket.PubKeyAlgoEdDSA, Curve: gcpacket.Curve25519, DefaultHash: crypto.SHA256}
 		for i := 1; i <= n; i++ {
-			e, err := v2.NewEntity(fmt.Sprintf("Key %d", i), "", fmt.Sprintf("k%d@example.org", i), cfg)
+			e, err := v2.NewEntity(fmt.Sprintf("%s %d", name, i), "", fmt.Sprintf("%s%d@example.org", strings.ToLower(name), i), cfg)
 			ts.Check(err)
 			var buf bytes.Buffer
 			ts.Check(e.SerializePrivateWithoutSigning(&buf, nil))
@@ -199,6 +207,56 @@ func init() {
 			time.Sleep(10 * time.Millisecond)
 		}
 		ts.Fatalf("%s did not appear", args[0])
+	}
+	// killrandom N ARGS...: run pgpstream ARGS once to time it, then N
+	// times more, each killed with SIGKILL at a random moment within
+	// that time. After each, the home must still list (public and
+	// secret) and every key listed with a secret part must have one in
+	// the public listing and back: no user ID containing "kill" may be
+	// public without its secret.
+	scriptCmds["killrandom"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 {
+			ts.Fatalf("usage: killrandom N ARGS...")
+		}
+		n, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		cmd := func(a ...string) *exec.Cmd {
+			c := exec.Command("pgpstream", a...)
+			c.Dir = ts.Getenv("WORK")
+			c.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "PGPSTREAM_HOME="+ts.Getenv("PGPSTREAM_HOME"))
+			return c
+		}
+		start := time.Now()
+		if out, err := cmd(args[1:]...).CombinedOutput(); err != nil {
+			ts.Fatalf("pgpstream %v: %v\n%s", args[1:], err, out)
+		}
+		d := time.Since(start)
+		killed := 0
+		for i := 0; i < n; i++ {
+			c := cmd(args[1:]...)
+			ts.Check(c.Start())
+			time.Sleep(time.Duration(rand.Int64N(int64(d))))
+			if c.Process.Signal(syscall.SIGKILL) == nil {
+				killed++
+			}
+			c.Wait()
+			counts := map[string]int{}
+			for _, flag := range []string{"--list-keys", "--list-secret-keys"} {
+				out, err := cmd(flag, "--with-colons").CombinedOutput()
+				if err != nil {
+					ts.Fatalf("round %d: the home no longer lists: %v\n%s", i, err, out)
+				}
+				for _, line := range strings.Split(string(out), "\n") {
+					if f := strings.Split(line, ":"); f[0] == "uid" && strings.Contains(f[9], "kill") {
+						counts[flag]++
+					}
+				}
+			}
+			if counts["--list-keys"] != counts["--list-secret-keys"] {
+				ts.Fatalf("round %d: %d public keys but %d secret keys with a \"kill\" user ID", i, counts["--list-keys"], counts["--list-secret-keys"])
+			}
+		}
+		ts.Logf("%d runs, %d killed (each within %v)", n, killed, d)
 	}
 	// filemode FILE MODE: the file's permission bits are MODE (octal).
 	scriptCmds["filemode"] = func(ts *testscript.TestScript, neg bool, args []string) {
