@@ -50,7 +50,6 @@ func (r *Ring) Recipients(spec string) ([]Recipient, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rc Recipient
 	k, err := r.lookup(spec, false, func(k *Key) error {
 		_, err := k.recipient(m)
 		return err
@@ -58,7 +57,8 @@ func (r *Ring) Recipients(spec string) ([]Recipient, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rc, err = k.recipient(m); err != nil {
+	rc, err := k.recipient(m)
+	if err != nil {
 		return nil, err
 	}
 	return []Recipient{rc}, nil

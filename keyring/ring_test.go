@@ -224,3 +224,31 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+func TestRecipientOneUsableKey(t *testing.T) {
+	r := openRing(t)
+	importFile(t, r, filepath.Join(fixtures, "gpg-ed25519-pub.asc"))
+	importFile(t, r, filepath.Join(fixtures, "gpg-rsa3072-pub.asc"))
+	// Both user IDs are at gpg.test: the pattern is ambiguous.
+	if _, err := r.Recipients("@gpg.test"); !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), gpgEdFpr) || !strings.Contains(err.Error(), gpgRSAFpr) {
+		t.Fatalf("two usable keys: %v", err)
+	}
+	// With one of them unable to encrypt, the other is the one meant.
+	ed := r.byFingerprint(gpgEdFpr)
+	ed.pub.subs = nil
+	if err := ed.refresh(); err != nil {
+		t.Fatal(err)
+	}
+	rcs, err := r.Recipients("@gpg.test")
+	if err != nil || len(rcs) != 1 || rcs[0].Key.Fingerprint() != gpgRSAFpr {
+		t.Fatalf("one usable key: %v", err)
+	}
+	// A key ID or fingerprint is one key too; Lookup (for -u) does not
+	// filter by usability.
+	if _, err := r.Lookup("@gpg.test", false); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("Lookup: %v", err)
+	}
+	if k, err := r.Lookup(gpgEdFpr, false); err != nil || k != ed {
+		t.Fatalf("Lookup(fingerprint): %v", err)
+	}
+}
