@@ -49,7 +49,8 @@ func DefaultHome() string {
 // concurrent use within a process; between processes, every method that
 // changes the ring takes the home's lock, re-reads the ring files under it
 // and writes them before releasing it, so concurrent writers serialise and
-// none loses another's update (see update).
+// none loses another's update (see update). Because a change re-reads
+// the ring, *Key values obtained before it are stale after it.
 type Ring struct {
 	home     string
 	opt      Options
