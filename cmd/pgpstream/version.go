@@ -71,7 +71,7 @@ func hwFeatures() []hwFeature {
 			f("avx2", hwf.AVX2, d(hwf.AVX2)),
 			f("avx512", hwf.AVX512, d(hwf.AVX512)),
 			f("vaes", hwf.VAES, d(hwf.VAES)),
-			f("vpclmulqdq", hwf.PCLMUL, cpu.X86.HasAVX512VPCLMULQDQ),
+			f("vpclmulqdq", hwf.VPCLMUL, d(hwf.VPCLMUL)),
 			f("sha-ni", hwf.SHA, d(hwf.SHA)),
 		}
 	case "arm64":

@@ -23,8 +23,14 @@ const (
 	PCLMUL = "pclmul" // PCLMULQDQ / PMULL
 	AVX2   = "avx2"
 	AVX512 = "avx512"
-	VAES   = "vaes"
-	SHA    = "sha" // SHA-NI / the arm64 SHA1/SHA2 instructions
+	// VAES is the VEX/EVEX form of the AES instructions that works on
+	// whole ymm (and, with AVX-512, zmm) registers. It is detected
+	// apart from AVX-512: many CPUs (Zen 3, Intel client cores since
+	// Alder Lake) have it at 256-bit width only.
+	VAES    = "vaes"
+	VPCLMUL = "vpclmul" // VPCLMULQDQ, the ymm/zmm carry-less multiply
+	SHA     = "sha"     // SHA-NI / the arm64 SHA1/SHA2 instructions
+	NEON    = "neon"    // arm64 Advanced SIMD, under every arm64 engine
 )
 
 var (
@@ -33,7 +39,7 @@ var (
 )
 
 // Names lists the features Disable accepts.
-func Names() []string { return []string{AES, PCLMUL, AVX2, AVX512, VAES, SHA} }
+func Names() []string { return []string{AES, PCLMUL, AVX2, AVX512, VAES, VPCLMUL, SHA, NEON} }
 
 // Disable switches a feature off for every engine constructed afterwards.
 func Disable(name string) error {
@@ -118,7 +124,9 @@ func Detected(name string) bool {
 		case AVX512:
 			return cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 		case VAES:
-			return cpu.X86.HasAVX512VAES
+			return x86HasVAES()
+		case VPCLMUL:
+			return x86HasVPCLMUL()
 		case SHA:
 			return x86HasSHA()
 		}
@@ -130,6 +138,8 @@ func Detected(name string) bool {
 			return cpu.ARM64.HasPMULL
 		case SHA:
 			return cpu.ARM64.HasSHA1 && cpu.ARM64.HasSHA2
+		case NEON:
+			return cpu.ARM64.HasASIMD
 		}
 	}
 	return false

@@ -6,22 +6,26 @@ import (
 	"sync"
 )
 
-// golang.org/x/sys/cpu does not report SHA-NI on amd64; the kernel does, in
-// /proc/cpuinfo. Elsewhere the answer is "unknown", reported as false.
-var x86HasSHA = sync.OnceValue(func() bool {
+// cpuinfoFlags is the "flags" line of /proc/cpuinfo, what the kernel says
+// the CPU has and the OS supports. It answers what golang.org/x/sys/cpu
+// does not report on amd64 (SHA-NI) and, on the pure-Go build that has no
+// CPUID probe, VAES and VPCLMULQDQ. Elsewhere it is empty: "unknown",
+// reported as absent.
+var cpuinfoFlags = sync.OnceValue(func() map[string]bool {
+	flags := map[string]bool{}
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
-		return false
+		return flags
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(line, "flags") {
 			for _, f := range strings.Fields(line) {
-				if f == "sha_ni" {
-					return true
-				}
+				flags[f] = true
 			}
-			return false
+			break
 		}
 	}
-	return false
+	return flags
 })
+
+func x86HasSHA() bool { return cpuinfoFlags()["sha_ni"] }

@@ -34,6 +34,16 @@ const (
 	groupBytes = 8 * blockSize
 )
 
+// wideKind names the loop an assembly key runs over groups of sixteen
+// blocks.
+type wideKind int
+
+const (
+	wideNone   wideKind = iota // the 8-block loop for everything
+	wideAVX2                   // VAES on ymm, two blocks per register
+	wideAVX512                 // VAES on zmm, four blocks per register
+)
+
 // ErrOpen is returned by Open when the tag does not verify.
 var ErrOpen = errors.New("ocb: message authentication failed")
 

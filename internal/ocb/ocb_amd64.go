@@ -51,3 +51,15 @@ func sealBlocks16(nr int, rk *[15][16]byte, pre *[16][16]byte, ltab *[64][16]byt
 //
 //go:noescape
 func openBlocks16(nr int, rk *[15][16]byte, pre *[16][16]byte, ltab *[64][16]byte, st *[2][16]byte, idx uint64, dst []byte, src []byte)
+
+// sealBlocksY is sealBlocks for CPUs with VAES and AVX2, over len(src)/256
+// groups of sixteen blocks; idx must be a multiple of sixteen.
+//
+//go:noescape
+func sealBlocksY(nr int, rk *[15][16]byte, pre *[16][16]byte, ltab *[64][16]byte, st *[2][16]byte, idx uint64, dst []byte, src []byte)
+
+// openBlocksY is openBlocks for CPUs with VAES and AVX2, over len(src)/256
+// groups of sixteen blocks; idx must be a multiple of sixteen.
+//
+//go:noescape
+func openBlocksY(nr int, rk *[15][16]byte, pre *[16][16]byte, ltab *[64][16]byte, st *[2][16]byte, idx uint64, dst []byte, src []byte)

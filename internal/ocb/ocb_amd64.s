@@ -1682,3 +1682,1111 @@ fold:
 
 done:
 	RET
+
+// func sealBlocksY(nr int, rk *[15][16]byte, pre *[16][16]byte, ltab *[64][16]byte, st *[2][16]byte, idx uint64, dst []byte, src []byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·sealBlocksY(SB), NOSPLIT, $0-96
+	MOVQ           nr+0(FP), AX
+	MOVQ           rk+8(FP), CX
+	MOVQ           pre+16(FP), DX
+	MOVQ           ltab+24(FP), BX
+	MOVQ           st+32(FP), SI
+	MOVQ           idx+40(FP), DI
+	MOVQ           src_base+72(FP), R8
+	MOVQ           src_len+80(FP), R9
+	MOVQ           dst_base+48(FP), R10
+	MOVQ           AX, R11
+	SHLQ           $0x04, R11
+	ADDQ           CX, R11
+	SHRQ           $0x08, R9
+	JZ             done
+	VBROADCASTI128 (SI), Y9
+	VMOVDQU        16(SI), X10
+	VBROADCASTI128 (CX), Y13
+	VBROADCASTI128 (R11), Y12
+	CMPQ           AX, $0x0a
+	JNE            not10
+
+loop10:
+	ADDQ           $0x10, DI
+	BSFQ           DI, R12
+	SHLQ           $0x04, R12
+	VMOVDQU        (BX)(R12*1), X14
+	VPERM2I128     $0x08, Y14, Y14, Y14
+	VPXOR          224(DX), Y9, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y13, Y9, Y15
+	VMOVDQU        (R8), Y0
+	VPXOR          Y0, Y10, Y10
+	VPXOR          (DX), Y15, Y14
+	VPXOR          Y14, Y0, Y0
+	VMOVDQU        32(R8), Y1
+	VPXOR          Y1, Y10, Y10
+	VPXOR          32(DX), Y15, Y14
+	VPXOR          Y14, Y1, Y1
+	VMOVDQU        64(R8), Y2
+	VPXOR          Y2, Y10, Y10
+	VPXOR          64(DX), Y15, Y14
+	VPXOR          Y14, Y2, Y2
+	VMOVDQU        96(R8), Y3
+	VPXOR          Y3, Y10, Y10
+	VPXOR          96(DX), Y15, Y14
+	VPXOR          Y14, Y3, Y3
+	VMOVDQU        128(R8), Y4
+	VPXOR          Y4, Y10, Y10
+	VPXOR          128(DX), Y15, Y14
+	VPXOR          Y14, Y4, Y4
+	VMOVDQU        160(R8), Y5
+	VPXOR          Y5, Y10, Y10
+	VPXOR          160(DX), Y15, Y14
+	VPXOR          Y14, Y5, Y5
+	VMOVDQU        192(R8), Y6
+	VPXOR          Y6, Y10, Y10
+	VPXOR          192(DX), Y15, Y14
+	VPXOR          Y14, Y6, Y6
+	VMOVDQU        224(R8), Y7
+	VPXOR          Y7, Y10, Y10
+	VPXOR          Y13, Y11, Y14
+	VPXOR          Y14, Y7, Y7
+	VBROADCASTI128 16(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 32(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 48(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 64(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 80(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 96(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 112(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 128(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 144(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VPXOR          Y12, Y9, Y15
+	VPXOR          (DX), Y15, Y14
+	VAESENCLAST    Y14, Y0, Y0
+	VMOVDQU        Y0, (R10)
+	VPXOR          32(DX), Y15, Y14
+	VAESENCLAST    Y14, Y1, Y1
+	VMOVDQU        Y1, 32(R10)
+	VPXOR          64(DX), Y15, Y14
+	VAESENCLAST    Y14, Y2, Y2
+	VMOVDQU        Y2, 64(R10)
+	VPXOR          96(DX), Y15, Y14
+	VAESENCLAST    Y14, Y3, Y3
+	VMOVDQU        Y3, 96(R10)
+	VPXOR          128(DX), Y15, Y14
+	VAESENCLAST    Y14, Y4, Y4
+	VMOVDQU        Y4, 128(R10)
+	VPXOR          160(DX), Y15, Y14
+	VAESENCLAST    Y14, Y5, Y5
+	VMOVDQU        Y5, 160(R10)
+	VPXOR          192(DX), Y15, Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VMOVDQU        Y6, 192(R10)
+	VPXOR          Y12, Y11, Y14
+	VAESENCLAST    Y14, Y7, Y7
+	VMOVDQU        Y7, 224(R10)
+	VPERMQ         $0xee, Y11, Y9
+	ADDQ           $0x00000100, R8
+	ADDQ           $0x00000100, R10
+	DECQ           R9
+	JNZ            loop10
+	JMP            fold
+
+not10:
+	CMPQ AX, $0x0c
+	JNE  not12
+
+loop12:
+	ADDQ           $0x10, DI
+	BSFQ           DI, R12
+	SHLQ           $0x04, R12
+	VMOVDQU        (BX)(R12*1), X14
+	VPERM2I128     $0x08, Y14, Y14, Y14
+	VPXOR          224(DX), Y9, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y13, Y9, Y15
+	VMOVDQU        (R8), Y0
+	VPXOR          Y0, Y10, Y10
+	VPXOR          (DX), Y15, Y14
+	VPXOR          Y14, Y0, Y0
+	VMOVDQU        32(R8), Y1
+	VPXOR          Y1, Y10, Y10
+	VPXOR          32(DX), Y15, Y14
+	VPXOR          Y14, Y1, Y1
+	VMOVDQU        64(R8), Y2
+	VPXOR          Y2, Y10, Y10
+	VPXOR          64(DX), Y15, Y14
+	VPXOR          Y14, Y2, Y2
+	VMOVDQU        96(R8), Y3
+	VPXOR          Y3, Y10, Y10
+	VPXOR          96(DX), Y15, Y14
+	VPXOR          Y14, Y3, Y3
+	VMOVDQU        128(R8), Y4
+	VPXOR          Y4, Y10, Y10
+	VPXOR          128(DX), Y15, Y14
+	VPXOR          Y14, Y4, Y4
+	VMOVDQU        160(R8), Y5
+	VPXOR          Y5, Y10, Y10
+	VPXOR          160(DX), Y15, Y14
+	VPXOR          Y14, Y5, Y5
+	VMOVDQU        192(R8), Y6
+	VPXOR          Y6, Y10, Y10
+	VPXOR          192(DX), Y15, Y14
+	VPXOR          Y14, Y6, Y6
+	VMOVDQU        224(R8), Y7
+	VPXOR          Y7, Y10, Y10
+	VPXOR          Y13, Y11, Y14
+	VPXOR          Y14, Y7, Y7
+	VBROADCASTI128 16(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 32(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 48(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 64(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 80(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 96(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 112(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 128(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 144(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 160(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 176(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VPXOR          Y12, Y9, Y15
+	VPXOR          (DX), Y15, Y14
+	VAESENCLAST    Y14, Y0, Y0
+	VMOVDQU        Y0, (R10)
+	VPXOR          32(DX), Y15, Y14
+	VAESENCLAST    Y14, Y1, Y1
+	VMOVDQU        Y1, 32(R10)
+	VPXOR          64(DX), Y15, Y14
+	VAESENCLAST    Y14, Y2, Y2
+	VMOVDQU        Y2, 64(R10)
+	VPXOR          96(DX), Y15, Y14
+	VAESENCLAST    Y14, Y3, Y3
+	VMOVDQU        Y3, 96(R10)
+	VPXOR          128(DX), Y15, Y14
+	VAESENCLAST    Y14, Y4, Y4
+	VMOVDQU        Y4, 128(R10)
+	VPXOR          160(DX), Y15, Y14
+	VAESENCLAST    Y14, Y5, Y5
+	VMOVDQU        Y5, 160(R10)
+	VPXOR          192(DX), Y15, Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VMOVDQU        Y6, 192(R10)
+	VPXOR          Y12, Y11, Y14
+	VAESENCLAST    Y14, Y7, Y7
+	VMOVDQU        Y7, 224(R10)
+	VPERMQ         $0xee, Y11, Y9
+	ADDQ           $0x00000100, R8
+	ADDQ           $0x00000100, R10
+	DECQ           R9
+	JNZ            loop12
+	JMP            fold
+
+not12:
+loop14:
+	ADDQ           $0x10, DI
+	BSFQ           DI, R12
+	SHLQ           $0x04, R12
+	VMOVDQU        (BX)(R12*1), X14
+	VPERM2I128     $0x08, Y14, Y14, Y14
+	VPXOR          224(DX), Y9, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y13, Y9, Y15
+	VMOVDQU        (R8), Y0
+	VPXOR          Y0, Y10, Y10
+	VPXOR          (DX), Y15, Y14
+	VPXOR          Y14, Y0, Y0
+	VMOVDQU        32(R8), Y1
+	VPXOR          Y1, Y10, Y10
+	VPXOR          32(DX), Y15, Y14
+	VPXOR          Y14, Y1, Y1
+	VMOVDQU        64(R8), Y2
+	VPXOR          Y2, Y10, Y10
+	VPXOR          64(DX), Y15, Y14
+	VPXOR          Y14, Y2, Y2
+	VMOVDQU        96(R8), Y3
+	VPXOR          Y3, Y10, Y10
+	VPXOR          96(DX), Y15, Y14
+	VPXOR          Y14, Y3, Y3
+	VMOVDQU        128(R8), Y4
+	VPXOR          Y4, Y10, Y10
+	VPXOR          128(DX), Y15, Y14
+	VPXOR          Y14, Y4, Y4
+	VMOVDQU        160(R8), Y5
+	VPXOR          Y5, Y10, Y10
+	VPXOR          160(DX), Y15, Y14
+	VPXOR          Y14, Y5, Y5
+	VMOVDQU        192(R8), Y6
+	VPXOR          Y6, Y10, Y10
+	VPXOR          192(DX), Y15, Y14
+	VPXOR          Y14, Y6, Y6
+	VMOVDQU        224(R8), Y7
+	VPXOR          Y7, Y10, Y10
+	VPXOR          Y13, Y11, Y14
+	VPXOR          Y14, Y7, Y7
+	VBROADCASTI128 16(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 32(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 48(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 64(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 80(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 96(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 112(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 128(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 144(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 160(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 176(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 192(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 208(CX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VPXOR          Y12, Y9, Y15
+	VPXOR          (DX), Y15, Y14
+	VAESENCLAST    Y14, Y0, Y0
+	VMOVDQU        Y0, (R10)
+	VPXOR          32(DX), Y15, Y14
+	VAESENCLAST    Y14, Y1, Y1
+	VMOVDQU        Y1, 32(R10)
+	VPXOR          64(DX), Y15, Y14
+	VAESENCLAST    Y14, Y2, Y2
+	VMOVDQU        Y2, 64(R10)
+	VPXOR          96(DX), Y15, Y14
+	VAESENCLAST    Y14, Y3, Y3
+	VMOVDQU        Y3, 96(R10)
+	VPXOR          128(DX), Y15, Y14
+	VAESENCLAST    Y14, Y4, Y4
+	VMOVDQU        Y4, 128(R10)
+	VPXOR          160(DX), Y15, Y14
+	VAESENCLAST    Y14, Y5, Y5
+	VMOVDQU        Y5, 160(R10)
+	VPXOR          192(DX), Y15, Y14
+	VAESENCLAST    Y14, Y6, Y6
+	VMOVDQU        Y6, 192(R10)
+	VPXOR          Y12, Y11, Y14
+	VAESENCLAST    Y14, Y7, Y7
+	VMOVDQU        Y7, 224(R10)
+	VPERMQ         $0xee, Y11, Y9
+	ADDQ           $0x00000100, R8
+	ADDQ           $0x00000100, R10
+	DECQ           R9
+	JNZ            loop14
+
+fold:
+	VEXTRACTI128 $0x01, Y10, X14
+	VPXOR        X14, X10, X10
+	VMOVDQU      X10, 16(SI)
+	VMOVDQU      X9, (SI)
+	VZEROUPPER
+
+done:
+	RET
+
+// func openBlocksY(nr int, rk *[15][16]byte, pre *[16][16]byte, ltab *[64][16]byte, st *[2][16]byte, idx uint64, dst []byte, src []byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·openBlocksY(SB), NOSPLIT, $0-96
+	MOVQ           nr+0(FP), AX
+	MOVQ           rk+8(FP), CX
+	MOVQ           pre+16(FP), DX
+	MOVQ           ltab+24(FP), BX
+	MOVQ           st+32(FP), SI
+	MOVQ           idx+40(FP), DI
+	MOVQ           src_base+72(FP), R8
+	MOVQ           src_len+80(FP), R9
+	MOVQ           dst_base+48(FP), R10
+	MOVQ           AX, R11
+	SHLQ           $0x04, R11
+	ADDQ           CX, R11
+	SHRQ           $0x08, R9
+	JZ             done
+	VBROADCASTI128 (SI), Y9
+	VMOVDQU        16(SI), X10
+	VBROADCASTI128 (CX), Y13
+	VBROADCASTI128 (R11), Y12
+	CMPQ           AX, $0x0a
+	JNE            not10
+
+loop10:
+	ADDQ           $0x10, DI
+	BSFQ           DI, R12
+	SHLQ           $0x04, R12
+	VMOVDQU        (BX)(R12*1), X14
+	VPERM2I128     $0x08, Y14, Y14, Y14
+	VPXOR          224(DX), Y9, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y13, Y9, Y15
+	VMOVDQU        (R8), Y0
+	VPXOR          (DX), Y15, Y14
+	VPXOR          Y14, Y0, Y0
+	VMOVDQU        32(R8), Y1
+	VPXOR          32(DX), Y15, Y14
+	VPXOR          Y14, Y1, Y1
+	VMOVDQU        64(R8), Y2
+	VPXOR          64(DX), Y15, Y14
+	VPXOR          Y14, Y2, Y2
+	VMOVDQU        96(R8), Y3
+	VPXOR          96(DX), Y15, Y14
+	VPXOR          Y14, Y3, Y3
+	VMOVDQU        128(R8), Y4
+	VPXOR          128(DX), Y15, Y14
+	VPXOR          Y14, Y4, Y4
+	VMOVDQU        160(R8), Y5
+	VPXOR          160(DX), Y15, Y14
+	VPXOR          Y14, Y5, Y5
+	VMOVDQU        192(R8), Y6
+	VPXOR          192(DX), Y15, Y14
+	VPXOR          Y14, Y6, Y6
+	VMOVDQU        224(R8), Y7
+	VPXOR          Y13, Y11, Y14
+	VPXOR          Y14, Y7, Y7
+	VBROADCASTI128 16(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 32(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 48(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 64(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 80(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 96(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 112(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 128(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 144(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VPXOR          Y12, Y9, Y15
+	VPXOR          (DX), Y15, Y14
+	VAESDECLAST    Y14, Y0, Y0
+	VPXOR          Y0, Y10, Y10
+	VMOVDQU        Y0, (R10)
+	VPXOR          32(DX), Y15, Y14
+	VAESDECLAST    Y14, Y1, Y1
+	VPXOR          Y1, Y10, Y10
+	VMOVDQU        Y1, 32(R10)
+	VPXOR          64(DX), Y15, Y14
+	VAESDECLAST    Y14, Y2, Y2
+	VPXOR          Y2, Y10, Y10
+	VMOVDQU        Y2, 64(R10)
+	VPXOR          96(DX), Y15, Y14
+	VAESDECLAST    Y14, Y3, Y3
+	VPXOR          Y3, Y10, Y10
+	VMOVDQU        Y3, 96(R10)
+	VPXOR          128(DX), Y15, Y14
+	VAESDECLAST    Y14, Y4, Y4
+	VPXOR          Y4, Y10, Y10
+	VMOVDQU        Y4, 128(R10)
+	VPXOR          160(DX), Y15, Y14
+	VAESDECLAST    Y14, Y5, Y5
+	VPXOR          Y5, Y10, Y10
+	VMOVDQU        Y5, 160(R10)
+	VPXOR          192(DX), Y15, Y14
+	VAESDECLAST    Y14, Y6, Y6
+	VPXOR          Y6, Y10, Y10
+	VMOVDQU        Y6, 192(R10)
+	VPXOR          Y12, Y11, Y14
+	VAESDECLAST    Y14, Y7, Y7
+	VPXOR          Y7, Y10, Y10
+	VMOVDQU        Y7, 224(R10)
+	VPERMQ         $0xee, Y11, Y9
+	ADDQ           $0x00000100, R8
+	ADDQ           $0x00000100, R10
+	DECQ           R9
+	JNZ            loop10
+	JMP            fold
+
+not10:
+	CMPQ AX, $0x0c
+	JNE  not12
+
+loop12:
+	ADDQ           $0x10, DI
+	BSFQ           DI, R12
+	SHLQ           $0x04, R12
+	VMOVDQU        (BX)(R12*1), X14
+	VPERM2I128     $0x08, Y14, Y14, Y14
+	VPXOR          224(DX), Y9, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y13, Y9, Y15
+	VMOVDQU        (R8), Y0
+	VPXOR          (DX), Y15, Y14
+	VPXOR          Y14, Y0, Y0
+	VMOVDQU        32(R8), Y1
+	VPXOR          32(DX), Y15, Y14
+	VPXOR          Y14, Y1, Y1
+	VMOVDQU        64(R8), Y2
+	VPXOR          64(DX), Y15, Y14
+	VPXOR          Y14, Y2, Y2
+	VMOVDQU        96(R8), Y3
+	VPXOR          96(DX), Y15, Y14
+	VPXOR          Y14, Y3, Y3
+	VMOVDQU        128(R8), Y4
+	VPXOR          128(DX), Y15, Y14
+	VPXOR          Y14, Y4, Y4
+	VMOVDQU        160(R8), Y5
+	VPXOR          160(DX), Y15, Y14
+	VPXOR          Y14, Y5, Y5
+	VMOVDQU        192(R8), Y6
+	VPXOR          192(DX), Y15, Y14
+	VPXOR          Y14, Y6, Y6
+	VMOVDQU        224(R8), Y7
+	VPXOR          Y13, Y11, Y14
+	VPXOR          Y14, Y7, Y7
+	VBROADCASTI128 16(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 32(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 48(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 64(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 80(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 96(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 112(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 128(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 144(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 160(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 176(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VPXOR          Y12, Y9, Y15
+	VPXOR          (DX), Y15, Y14
+	VAESDECLAST    Y14, Y0, Y0
+	VPXOR          Y0, Y10, Y10
+	VMOVDQU        Y0, (R10)
+	VPXOR          32(DX), Y15, Y14
+	VAESDECLAST    Y14, Y1, Y1
+	VPXOR          Y1, Y10, Y10
+	VMOVDQU        Y1, 32(R10)
+	VPXOR          64(DX), Y15, Y14
+	VAESDECLAST    Y14, Y2, Y2
+	VPXOR          Y2, Y10, Y10
+	VMOVDQU        Y2, 64(R10)
+	VPXOR          96(DX), Y15, Y14
+	VAESDECLAST    Y14, Y3, Y3
+	VPXOR          Y3, Y10, Y10
+	VMOVDQU        Y3, 96(R10)
+	VPXOR          128(DX), Y15, Y14
+	VAESDECLAST    Y14, Y4, Y4
+	VPXOR          Y4, Y10, Y10
+	VMOVDQU        Y4, 128(R10)
+	VPXOR          160(DX), Y15, Y14
+	VAESDECLAST    Y14, Y5, Y5
+	VPXOR          Y5, Y10, Y10
+	VMOVDQU        Y5, 160(R10)
+	VPXOR          192(DX), Y15, Y14
+	VAESDECLAST    Y14, Y6, Y6
+	VPXOR          Y6, Y10, Y10
+	VMOVDQU        Y6, 192(R10)
+	VPXOR          Y12, Y11, Y14
+	VAESDECLAST    Y14, Y7, Y7
+	VPXOR          Y7, Y10, Y10
+	VMOVDQU        Y7, 224(R10)
+	VPERMQ         $0xee, Y11, Y9
+	ADDQ           $0x00000100, R8
+	ADDQ           $0x00000100, R10
+	DECQ           R9
+	JNZ            loop12
+	JMP            fold
+
+not12:
+loop14:
+	ADDQ           $0x10, DI
+	BSFQ           DI, R12
+	SHLQ           $0x04, R12
+	VMOVDQU        (BX)(R12*1), X14
+	VPERM2I128     $0x08, Y14, Y14, Y14
+	VPXOR          224(DX), Y9, Y11
+	VPXOR          Y14, Y11, Y11
+	VPXOR          Y13, Y9, Y15
+	VMOVDQU        (R8), Y0
+	VPXOR          (DX), Y15, Y14
+	VPXOR          Y14, Y0, Y0
+	VMOVDQU        32(R8), Y1
+	VPXOR          32(DX), Y15, Y14
+	VPXOR          Y14, Y1, Y1
+	VMOVDQU        64(R8), Y2
+	VPXOR          64(DX), Y15, Y14
+	VPXOR          Y14, Y2, Y2
+	VMOVDQU        96(R8), Y3
+	VPXOR          96(DX), Y15, Y14
+	VPXOR          Y14, Y3, Y3
+	VMOVDQU        128(R8), Y4
+	VPXOR          128(DX), Y15, Y14
+	VPXOR          Y14, Y4, Y4
+	VMOVDQU        160(R8), Y5
+	VPXOR          160(DX), Y15, Y14
+	VPXOR          Y14, Y5, Y5
+	VMOVDQU        192(R8), Y6
+	VPXOR          192(DX), Y15, Y14
+	VPXOR          Y14, Y6, Y6
+	VMOVDQU        224(R8), Y7
+	VPXOR          Y13, Y11, Y14
+	VPXOR          Y14, Y7, Y7
+	VBROADCASTI128 16(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 32(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 48(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 64(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 80(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 96(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 112(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 128(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 144(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 160(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 176(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 192(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VBROADCASTI128 208(CX), Y8
+	VAESDEC        Y8, Y0, Y0
+	VAESDEC        Y8, Y1, Y1
+	VAESDEC        Y8, Y2, Y2
+	VAESDEC        Y8, Y3, Y3
+	VAESDEC        Y8, Y4, Y4
+	VAESDEC        Y8, Y5, Y5
+	VAESDEC        Y8, Y6, Y6
+	VAESDEC        Y8, Y7, Y7
+	VPXOR          Y12, Y9, Y15
+	VPXOR          (DX), Y15, Y14
+	VAESDECLAST    Y14, Y0, Y0
+	VPXOR          Y0, Y10, Y10
+	VMOVDQU        Y0, (R10)
+	VPXOR          32(DX), Y15, Y14
+	VAESDECLAST    Y14, Y1, Y1
+	VPXOR          Y1, Y10, Y10
+	VMOVDQU        Y1, 32(R10)
+	VPXOR          64(DX), Y15, Y14
+	VAESDECLAST    Y14, Y2, Y2
+	VPXOR          Y2, Y10, Y10
+	VMOVDQU        Y2, 64(R10)
+	VPXOR          96(DX), Y15, Y14
+	VAESDECLAST    Y14, Y3, Y3
+	VPXOR          Y3, Y10, Y10
+	VMOVDQU        Y3, 96(R10)
+	VPXOR          128(DX), Y15, Y14
+	VAESDECLAST    Y14, Y4, Y4
+	VPXOR          Y4, Y10, Y10
+	VMOVDQU        Y4, 128(R10)
+	VPXOR          160(DX), Y15, Y14
+	VAESDECLAST    Y14, Y5, Y5
+	VPXOR          Y5, Y10, Y10
+	VMOVDQU        Y5, 160(R10)
+	VPXOR          192(DX), Y15, Y14
+	VAESDECLAST    Y14, Y6, Y6
+	VPXOR          Y6, Y10, Y10
+	VMOVDQU        Y6, 192(R10)
+	VPXOR          Y12, Y11, Y14
+	VAESDECLAST    Y14, Y7, Y7
+	VPXOR          Y7, Y10, Y10
+	VMOVDQU        Y7, 224(R10)
+	VPERMQ         $0xee, Y11, Y9
+	ADDQ           $0x00000100, R8
+	ADDQ           $0x00000100, R10
+	DECQ           R9
+	JNZ            loop14
+
+fold:
+	VEXTRACTI128 $0x01, Y10, X14
+	VPXOR        X14, X10, X10
+	VMOVDQU      X10, 16(SI)
+	VMOVDQU      X9, (SI)
+	VZEROUPPER
+
+done:
+	RET

@@ -15,21 +15,41 @@ type hwKey struct {
 	nr  int          // rounds: 10, 12 or 14
 	enc [15][16]byte // encryption round keys
 	dec [15][16]byte // equivalent-inverse-cipher round keys, for AESDEC
-	// wide selects the VAES/AVX-512 loops for runs of sixteen blocks.
-	wide bool
+	// wide picks the loop for runs of sixteen blocks: the VAES loops on
+	// zmm (AVX-512) or ymm (AVX2) registers; wideNone keeps the 8-block
+	// AES-NI loop for everything.
+	wide wideKind
 }
 
 func hwName() string {
-	switch {
-	case !hwf.Has(hwf.AES):
+	if !hwf.Has(hwf.AES) {
 		return ""
-	case hasWide():
+	}
+	switch pickWide() {
+	case wideAVX512:
 		return "vaes avx512 asm (16 blocks/pass)"
+	case wideAVX2:
+		return "vaes avx2 asm (16 blocks/pass)"
 	}
 	return "aes-ni asm (8 blocks/pass)"
 }
 
-func hasWide() bool { return hwf.Has(hwf.VAES) && hwf.Has(hwf.AVX512) }
+// pickWide chooses among the three loops by what the CPU has and the user
+// left on: --disable-hwf avx512 falls back to the ymm loop, vaes (or avx2)
+// to the 8-block AES-NI loop.
+func pickWide() wideKind {
+	switch {
+	case !hwf.Has(hwf.VAES):
+		return wideNone
+	case hwf.Has(hwf.AVX512):
+		return wideAVX512
+	case hwf.Has(hwf.AVX2):
+		return wideAVX2
+	}
+	return wideNone
+}
+
+func hasWide() bool { return pickWide() != wideNone }
 
 // newHWKey returns nil when the assembly may not be used; the flags are read
 // here, once per key, never per call.
@@ -37,7 +57,7 @@ func newHWKey(key []byte) *hwKey {
 	if !hwf.Has(hwf.AES) {
 		return nil
 	}
-	k := &hwKey{wide: hasWide()}
+	k := &hwKey{wide: pickWide()}
 	k.expand(key)
 	return k
 }
@@ -86,8 +106,12 @@ func (k *hwKey) encrypt8(buf *[8]block) { encrypt8(k.nr, &k.enc, buf) }
 func (k *hwKey) decrypt8(buf *[8]block) { decrypt8(k.nr, &k.dec, buf) }
 
 func (k *hwKey) sealBulk(o *ocbAEAD, s *state, dst, src []byte) {
-	if n := len(src) &^ (2*groupBytes - 1); k.wide && n > 0 {
-		sealBlocks16(k.nr, &k.enc, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
+	if n := len(src) &^ (2*groupBytes - 1); k.wide != wideNone && n > 0 {
+		if k.wide == wideAVX512 {
+			sealBlocks16(k.nr, &k.enc, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
+		} else {
+			sealBlocksY(k.nr, &k.enc, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
+		}
 		s.idx += uint64(n / blockSize)
 		dst, src = dst[n:], src[n:]
 	}
@@ -98,8 +122,12 @@ func (k *hwKey) sealBulk(o *ocbAEAD, s *state, dst, src []byte) {
 }
 
 func (k *hwKey) openBulk(o *ocbAEAD, s *state, dst, src []byte) {
-	if n := len(src) &^ (2*groupBytes - 1); k.wide && n > 0 {
-		openBlocks16(k.nr, &k.dec, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
+	if n := len(src) &^ (2*groupBytes - 1); k.wide != wideNone && n > 0 {
+		if k.wide == wideAVX512 {
+			openBlocks16(k.nr, &k.dec, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
+		} else {
+			openBlocksY(k.nr, &k.dec, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
+		}
 		s.idx += uint64(n / blockSize)
 		dst, src = dst[n:], src[n:]
 	}

@@ -4,7 +4,7 @@ package ocb
 
 // hwKey has no assembly behind it on this build; newHWKey never returns one,
 // so its methods are unreachable.
-type hwKey struct{}
+type hwKey struct{ wide wideKind }
 
 func hwName() string { return "" }
 

@@ -24,26 +24,81 @@ func unhex(s string) []byte {
 	return b
 }
 
-// newAESNI is New with the VAES/AVX-512 loops switched off, so the 8-wide
-// AES-NI loops get the same coverage on CPUs that have both.
-func newAESNI(key []byte, nonceSize int) (cipher.AEAD, error) {
-	hwf.Disable(hwf.VAES)
-	defer hwf.Enable(hwf.VAES)
-	return New(key, nonceSize)
+// newWithout is New with some CPU features switched off through hwf, as
+// --disable-hwf does, so every loop this CPU can run gets the same coverage:
+// with avx512 off a VAES CPU runs the ymm loop, with vaes off the 8-block
+// AES-NI loop.
+func newWithout(features ...string) constructor {
+	return func(key []byte, nonceSize int) (cipher.AEAD, error) {
+		for _, f := range features {
+			hwf.Disable(f)
+			defer hwf.Enable(f)
+		}
+		return New(key, nonceSize)
+	}
 }
+
+// newAESNI is New on the 8-block AES-NI loop.
+var newAESNI = newWithout(hwf.VAES)
 
 type constructor func([]byte, int) (cipher.AEAD, error)
 
-// impls lists every path this build and CPU can run.
+// impls lists every path this build and CPU can run, each once.
 func impls() map[string]constructor {
 	m := map[string]constructor{"purego": NewPureGo}
-	if hwName() != "" {
-		m["asm"] = New
+	if hwName() == "" {
+		return m
 	}
-	if hwName() != "" && hasWide() {
+	m["asm"] = New
+	if hasWide() {
 		m["aesni"] = newAESNI
 	}
+	if hwf.Has(hwf.VAES) && hwf.Has(hwf.AVX2) && hwf.Has(hwf.AVX512) {
+		m["vaes-avx2"] = newWithout(hwf.AVX512)
+	}
 	return m
+}
+
+// TestPathChoice checks which loop New picks for each combination of
+// features left on, on this CPU.
+func TestPathChoice(t *testing.T) {
+	if hwName() == "" {
+		t.Skip("no assembly on this build or CPU")
+	}
+	kind := func(c constructor) wideKind {
+		a, err := c(make([]byte, 16), 15)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.(*ocbAEAD).hw.wide
+	}
+	vaes := hwf.Has(hwf.VAES)
+	want := wideNone
+	switch {
+	case vaes && hwf.Has(hwf.AVX512):
+		want = wideAVX512
+	case vaes && hwf.Has(hwf.AVX2):
+		want = wideAVX2
+	}
+	if got := kind(New); got != want {
+		t.Errorf("New picks %d, want %d", got, want)
+	}
+	if got := kind(newAESNI); got != wideNone {
+		t.Errorf("with vaes off New picks %d", got)
+	}
+	if got := kind(newWithout(hwf.AVX2, hwf.AVX512)); got != wideNone {
+		t.Errorf("with avx2 and avx512 off New picks %d", got)
+	}
+	if vaes && hwf.Has(hwf.AVX2) {
+		if got := kind(newWithout(hwf.AVX512)); got != wideAVX2 {
+			t.Errorf("with avx512 off New picks %d, want the ymm loop", got)
+		}
+		hwf.Disable(hwf.AVX512)
+		if got := Implementation(); got != "vaes avx2 asm (16 blocks/pass)" {
+			t.Errorf("with avx512 off Implementation() = %q", got)
+		}
+		hwf.Enable(hwf.AVX512)
+	}
 }
 
 // RFC 7253 Appendix A, OCB-AES-128-TAGLEN128: N, A, P, C||T.
@@ -333,8 +388,10 @@ func BenchmarkOCB(b *testing.B) {
 	if hwName() != "" {
 		list = append(list, impl{"asm", func(k []byte) cipher.AEAD { a, _ := New(k, 15); return a }})
 	}
-	if hwName() != "" && hasWide() {
-		list = append(list, impl{"aesni", func(k []byte) cipher.AEAD { a, _ := newAESNI(k, 15); return a }})
+	for _, name := range []string{"vaes-avx2", "aesni"} {
+		if c, ok := impls()[name]; ok {
+			list = append(list, impl{name, func(k []byte) cipher.AEAD { a, _ := c(k, 15); return a }})
+		}
 	}
 	list = append(list,
 		impl{"purego", func(k []byte) cipher.AEAD { a, _ := NewPureGo(k, 15); return a }},
