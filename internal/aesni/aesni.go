@@ -1,6 +1,7 @@
-// Package aesni holds what the AES-NI engines (internal/cfb, internal/eax)
-// share: the AES key schedule in the byte order AESENC takes from memory.
-// Each engine keeps its own assembly for the rounds, fused with its mode.
+// Package aesni holds what the AES instruction engines (internal/cfb,
+// internal/eax) share: the AES key schedule in the byte order AESENC (on
+// amd64) and AESE (on arm64) take from memory. Each engine keeps its own
+// assembly for the rounds, fused with its mode.
 package aesni
 
 //go:generate go run -C asm . -out ../aesni_amd64.s -stubs ../aesni_amd64_stubs.go -pkg aesni

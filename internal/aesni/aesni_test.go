@@ -1,4 +1,4 @@
-//go:build amd64 && !purego
+//go:build (amd64 || arm64) && !purego
 
 package aesni
 
@@ -14,8 +14,8 @@ import (
 // in plain Go (the FIPS-197 rounds, S-box through SubWord) against
 // crypto/aes, for every key size.
 func TestExpandKeyMatchesEncryption(t *testing.T) {
-	if !cpu.X86.HasAES {
-		t.Skip("no AES-NI")
+	if !cpu.X86.HasAES && !cpu.ARM64.HasAES {
+		t.Skip("no AES instructions")
 	}
 	for _, size := range []int{16, 24, 32} {
 		key := make([]byte, size)

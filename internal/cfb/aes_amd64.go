@@ -1,51 +1,9 @@
-//go:build amd64 && !purego
+//go:build !purego
 
 package cfb
 
-import (
-	"github.com/pgpstream/pgpstream/internal/aesni"
-	"github.com/pgpstream/pgpstream/internal/hwf"
-)
+import "github.com/pgpstream/pgpstream/internal/hwf"
 
-// Implementation names the AES-CFB engine NewAESEncrypter and
-// NewAESDecrypter would pick now.
-func Implementation() string {
-	if hwf.Has(hwf.AES) {
-		return "aes-ni asm (8 blocks/pass decrypt, serial encrypt)"
-	}
-	return "pure Go"
-}
+const asmName = "aes-ni asm (8 blocks/pass decrypt, serial encrypt)"
 
-// aesniEngine keeps the expanded encryption key in FIPS-197 byte order,
-// round r at xk[16r:], the layout AESENC takes from memory. CFB never runs
-// the AES inverse cipher, so there is no decryption schedule.
-type aesniEngine struct {
-	nr int
-	xk [16 * 15]byte
-}
-
-// newAESNI returns nil when AES-NI is absent or switched off, read once here
-// so a key keeps the engine it was built with.
-func newAESNI(key []byte) *aesniEngine {
-	if !hwf.Has(hwf.AES) {
-		return nil
-	}
-	e := &aesniEngine{}
-	e.nr = aesni.ExpandKey(key, e.xk[:])
-	return e
-}
-
-func (e *aesniEngine) encrypt(dst, src []byte) {
-	_, _ = dst[15], src[15]
-	encryptBlockAsm(e.nr, &e.xk[0], &dst[0], &src[0])
-}
-
-func (e *aesniEngine) encBlocks(iv, dst, src []byte) {
-	_, _ = iv[15], dst[len(src)-1]
-	encryptCFBAsm(e.nr, &e.xk[0], &iv[0], dst, src)
-}
-
-func (e *aesniEngine) decBlocks(iv, dst, src []byte) {
-	_, _ = iv[15], dst[len(src)-1]
-	decryptCFBAsm(e.nr, &e.xk[0], &iv[0], dst, src)
-}
+func hasAES() bool { return hwf.Has(hwf.AES) }

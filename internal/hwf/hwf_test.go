@@ -1,6 +1,7 @@
 package hwf
 
 import (
+	"os"
 	"runtime"
 	"testing"
 
@@ -44,5 +45,19 @@ func TestDisable(t *testing.T) {
 	}
 	if err := Disable("nosuch"); err == nil {
 		t.Error("Disable accepted an unknown name")
+	}
+}
+
+// TestExpectedAES pins what the CPU flags must say when the caller knows:
+// make test-arm64 runs the tests under qemu once on a CPU with the AES
+// instructions (PGPSTREAM_EXPECT_AES=1) and once with them hidden (=0), so
+// a run meant for the assembly cannot pass on a silent fallback.
+func TestExpectedAES(t *testing.T) {
+	want := os.Getenv("PGPSTREAM_EXPECT_AES")
+	if want == "" {
+		t.Skip("PGPSTREAM_EXPECT_AES not set")
+	}
+	if got := Detected(AES); got != (want == "1") {
+		t.Fatalf("Detected(AES) = %v, PGPSTREAM_EXPECT_AES=%s", got, want)
 	}
 }

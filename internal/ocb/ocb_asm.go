@@ -1,16 +1,15 @@
-//go:build amd64 && !purego
+//go:build (amd64 || arm64) && !purego
 
 package ocb
 
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/pgpstream/pgpstream/internal/hwf"
 )
 
-// hwKey is the AES-NI key schedule: the assembly needs the raw round keys,
-// which crypto/aes does not expose.
+// hwKey is the key schedule of the AES instruction engines (AES-NI on amd64,
+// the ARMv8 Cryptography Extensions on arm64): the assembly needs the raw
+// round keys, which crypto/aes does not expose. Both take the same layout.
 type hwKey struct {
 	nr  int          // rounds: 10, 12 or 14
 	enc [15][16]byte // encryption round keys
@@ -21,40 +20,10 @@ type hwKey struct {
 	wide wideKind
 }
 
-func hwName() string {
-	if !hwf.Has(hwf.AES) {
-		return ""
-	}
-	switch pickWide() {
-	case wideAVX512:
-		return "vaes avx512 asm (16 blocks/pass)"
-	case wideAVX2:
-		return "vaes avx2 asm (16 blocks/pass)"
-	}
-	return "aes-ni asm (8 blocks/pass)"
-}
-
-// pickWide chooses among the three loops by what the CPU has and the user
-// left on: --disable-hwf avx512 falls back to the ymm loop, vaes (or avx2)
-// to the 8-block AES-NI loop.
-func pickWide() wideKind {
-	switch {
-	case !hwf.Has(hwf.VAES):
-		return wideNone
-	case hwf.Has(hwf.AVX512):
-		return wideAVX512
-	case hwf.Has(hwf.AVX2):
-		return wideAVX2
-	}
-	return wideNone
-}
-
-func hasWide() bool { return pickWide() != wideNone }
-
 // newHWKey returns nil when the assembly may not be used; the flags are read
 // here, once per key, never per call.
 func newHWKey(key []byte) *hwKey {
-	if !hwf.Has(hwf.AES) {
+	if !hasAES() {
 		return nil
 	}
 	k := &hwKey{wide: pickWide()}
@@ -107,11 +76,7 @@ func (k *hwKey) decrypt8(buf *[8]block) { decrypt8(k.nr, &k.dec, buf) }
 
 func (k *hwKey) sealBulk(o *ocbAEAD, s *state, dst, src []byte) {
 	if n := len(src) &^ (2*groupBytes - 1); k.wide != wideNone && n > 0 {
-		if k.wide == wideAVX512 {
-			sealBlocks16(k.nr, &k.enc, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
-		} else {
-			sealBlocksY(k.nr, &k.enc, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
-		}
+		k.sealWide(o, s, dst[:n], src[:n])
 		s.idx += uint64(n / blockSize)
 		dst, src = dst[n:], src[n:]
 	}
@@ -123,11 +88,7 @@ func (k *hwKey) sealBulk(o *ocbAEAD, s *state, dst, src []byte) {
 
 func (k *hwKey) openBulk(o *ocbAEAD, s *state, dst, src []byte) {
 	if n := len(src) &^ (2*groupBytes - 1); k.wide != wideNone && n > 0 {
-		if k.wide == wideAVX512 {
-			openBlocks16(k.nr, &k.dec, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
-		} else {
-			openBlocksY(k.nr, &k.dec, &o.pre, &o.l, &s.oc, s.idx, dst[:n], src[:n])
-		}
+		k.openWide(o, s, dst[:n], src[:n])
 		s.idx += uint64(n / blockSize)
 		dst, src = dst[n:], src[n:]
 	}
