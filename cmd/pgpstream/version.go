@@ -17,10 +17,11 @@ import (
 )
 
 // printVersion prints what libgcrypt's tests/version prints: the version,
-// the toolchain, the CPU features found (hwflist) and, since pgpstream
-// picks an engine per mode, which implementation each one runs. The first
-// thing to ask about a slow machine is whether its AES instructions were
-// found, and this answers it.
+// the toolchain, the CPU features in use as one hwflist: line in
+// libgcrypt's spelling (intel-aesni, arm-aes, ...), then each feature with
+// whether it was detected and left on, and which implementation each mode
+// runs. The first thing to ask about a slow machine is whether its AES
+// instructions were found and used, and this answers it in one command.
 func printVersion(st *state) error {
 	w := st.stdout
 	fmt.Fprintf(w, "pgpstream %s\n", version)
@@ -28,8 +29,12 @@ func printVersion(st *state) error {
 	if lvl := goarchLevel(); lvl != "" {
 		fmt.Fprintf(w, " (%s)", lvl)
 	}
+	if hwf.PureGo {
+		fmt.Fprint(w, ", purego build")
+	}
 	fmt.Fprintf(w, ", %d CPUs\n", runtime.NumCPU())
-	fmt.Fprintln(w, "hwflist:")
+	fmt.Fprintf(w, "%s\n", hwflistLine(hwFeatures()))
+	fmt.Fprintln(w, "cpu:")
 	for _, f := range hwFeatures() {
 		state := "no"
 		switch {
@@ -38,12 +43,14 @@ func printVersion(st *state) error {
 		case f.detected:
 			state = "yes"
 		}
-		fmt.Fprintf(w, "  %-12s %s\n", f.name, state)
+		fmt.Fprintf(w, "  %-20s %s\n", f.name, state)
 	}
 	fmt.Fprintln(w, "engines:")
 	for _, e := range bench.Engines() {
 		fmt.Fprintf(w, "  %-12s %s\n", e.Name, e.Implementation)
 	}
+	fmt.Fprintln(w, "note: SHA-1 and SHA-256 are the Go standard library's crypto/sha1 and crypto/sha256,")
+	fmt.Fprintln(w, "  whose assembly uses SHA-NI on amd64 and the ARMv8 SHA1/SHA2 instructions on arm64.")
 	if d := hwf.Disabled(); len(d) > 0 {
 		fmt.Fprintf(w, "disabled: %s\n", strings.Join(d, " "))
 	}
@@ -51,37 +58,51 @@ func printVersion(st *state) error {
 }
 
 type hwFeature struct {
-	name               string
+	name               string // libgcrypt's hwflist name
 	detected, disabled bool
 }
 
-// hwFeatures is the hwflist for this architecture. The --disable-hwf name
-// that switches a feature off is the one in hwf (vpclmulqdq goes with
-// pclmul, the SHA extensions with sha).
-func hwFeatures() []hwFeature {
-	f := func(name, key string, detected bool) hwFeature {
-		return hwFeature{name: name, detected: detected, disabled: detected && !hwf.Has(key)}
+// hwflistLine is libgcrypt's "hwflist:a:b:c:" line: the features detected
+// and not switched off, each followed by a colon.
+func hwflistLine(fs []hwFeature) string {
+	var b strings.Builder
+	b.WriteString("hwflist:")
+	for _, f := range fs {
+		if f.detected && !f.disabled {
+			b.WriteString(f.name + ":")
+		}
 	}
-	d := hwf.Detected
+	return b.String()
+}
+
+// hwFeatures is the hwflist for this architecture, in libgcrypt's names and
+// order. The --disable-hwf names that switch a feature off are hwf's
+// (vaes or vpclmul for intel-vaes-vpclmul, sha for the SHA extensions).
+func hwFeatures() []hwFeature {
+	d, h := hwf.Detected, hwf.Has
+	f := func(name string, detected, on bool) hwFeature {
+		return hwFeature{name: name, detected: detected, disabled: detected && !on}
+	}
 	switch runtime.GOARCH {
 	case "amd64":
 		return []hwFeature{
-			f("aes-ni", hwf.AES, d(hwf.AES)),
-			f("pclmulqdq", hwf.PCLMUL, d(hwf.PCLMUL)),
-			f("avx2", hwf.AVX2, d(hwf.AVX2)),
-			f("avx512", hwf.AVX512, d(hwf.AVX512)),
-			f("vaes", hwf.VAES, d(hwf.VAES)),
-			f("vpclmulqdq", hwf.VPCLMUL, d(hwf.VPCLMUL)),
-			f("sha-ni", hwf.SHA, d(hwf.SHA)),
+			f("intel-pclmul", d(hwf.PCLMUL), h(hwf.PCLMUL)),
+			f("intel-aesni", d(hwf.AES), h(hwf.AES)),
+			f("intel-avx2", d(hwf.AVX2), h(hwf.AVX2)),
+			f("intel-shaext", d(hwf.SHA), h(hwf.SHA)),
+			f("intel-vaes-vpclmul", d(hwf.VAES) && d(hwf.VPCLMUL), h(hwf.VAES) && h(hwf.VPCLMUL)),
+			f("intel-avx512", d(hwf.AVX512), h(hwf.AVX512)),
 		}
 	case "arm64":
+		sha := h(hwf.SHA)
 		return []hwFeature{
-			f("aes", hwf.AES, d(hwf.AES)),
-			f("pmull", hwf.PCLMUL, d(hwf.PCLMUL)),
-			f("sha1", hwf.SHA, cpu.ARM64.HasSHA1),
-			f("sha2", hwf.SHA, cpu.ARM64.HasSHA2),
-			f("sha512", hwf.SHA, cpu.ARM64.HasSHA512),
-			f("sha3", hwf.SHA, cpu.ARM64.HasSHA3),
+			f("arm-neon", d(hwf.NEON), h(hwf.NEON)),
+			f("arm-aes", d(hwf.AES), h(hwf.AES)),
+			f("arm-sha1", cpu.ARM64.HasSHA1 || hwf.Detected(hwf.SHA), sha),
+			f("arm-sha2", cpu.ARM64.HasSHA2 || hwf.Detected(hwf.SHA), sha),
+			f("arm-pmull", d(hwf.PCLMUL), h(hwf.PCLMUL)),
+			f("arm-sha3", cpu.ARM64.HasSHA3, true),
+			f("arm-sha512", cpu.ARM64.HasSHA512, true),
 		}
 	}
 	return nil
@@ -108,10 +129,22 @@ const hwfEnv = "PGPSTREAM_DISABLED_HWF"
 // (and golang.org/x/sys/cpu, which reads the same variable) skip a feature.
 // Only names both know are used: either prints a warning for one it does
 // not know. VAES has no runtime option; the standard library's AES-GCM
-// uses it only together with AVX-512, which avx512 switches off.
+// uses it only together with AVX-512, which avx512 switches off. On arm64
+// both know aes, pmull, sha1 and sha2 (but not asimd: neon is ours alone).
 func godebugNames(feature string) []string {
+	if runtime.GOARCH == "arm64" {
+		switch feature {
+		case hwf.AES:
+			return []string{"aes"}
+		case hwf.PCLMUL:
+			return []string{"pmull"}
+		case hwf.SHA:
+			return []string{"sha1", "sha2"}
+		}
+		return nil
+	}
 	if runtime.GOARCH != "amd64" {
-		return nil // arm64 features cannot be switched off through GODEBUG
+		return nil
 	}
 	level := goarchLevel()
 	switch feature {
