@@ -36,9 +36,21 @@ func TestImplementation(t *testing.T) {
 	if !hwf.Has(hwf.AES) {
 		t.Skip("no AES-NI")
 	}
-	if got := Implementation(); got != "aes-ni asm (8 blocks/pass decrypt, serial encrypt)" {
-		t.Errorf("Implementation() = %q", got)
+	want := asmName
+	if hwf.Has(hwf.VAES) && hwf.Has(hwf.AVX2) {
+		want = wideName
 	}
+	if got := Implementation(); got != want {
+		t.Errorf("Implementation() = %q, want %q", got, want)
+	}
+	hwf.Disable(hwf.VAES)
+	if got := Implementation(); got != asmName {
+		t.Errorf("with vaes disabled, Implementation() = %q", got)
+	}
+	if s := must(NewAESDecrypter(make([]byte, 16), make([]byte, 16))); s.(*stream).eng.(*aesniEngine).wide {
+		t.Error("with vaes disabled, the engine runs the VAES loop")
+	}
+	hwf.Enable(hwf.VAES)
 	if err := hwf.Disable(hwf.AES); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,14 @@ package cfb
 
 import "github.com/pgpstream/pgpstream/internal/hwf"
 
-const asmName = "armv8 aes asm (8 blocks/pass decrypt, serial encrypt)"
+const (
+	asmName  = "armv8 aes asm (8 blocks/pass decrypt, serial encrypt)"
+	wideName = ""
+)
+
+func hasWide() bool { return false }
+
+func decryptCFBAsmY(int, *byte, *byte, []byte, []byte) { panic("cfb: no VAES on arm64") }
 
 // hasAES reports HWCAP_AES and HWCAP_ASIMD, read by x/sys/cpu from the
 // kernel, unless --disable-hwf switched either off.

@@ -7,6 +7,9 @@ import "github.com/pgpstream/pgpstream/internal/aesni"
 // Implementation names the AES-CFB engine NewAESEncrypter and
 // NewAESDecrypter would pick now.
 func Implementation() string {
+	if hasAES() && hasWide() {
+		return wideName
+	}
 	if hasAES() {
 		return asmName
 	}
@@ -19,6 +22,9 @@ func Implementation() string {
 type aesniEngine struct {
 	nr int
 	xk [16 * 15]byte
+	// wide selects the VAES/AVX2 decryption loop for runs of sixteen
+	// blocks (amd64 only).
+	wide bool
 }
 
 // newAESNI returns nil when the AES instructions are absent or switched
@@ -27,7 +33,7 @@ func newAESNI(key []byte) *aesniEngine {
 	if !hasAES() {
 		return nil
 	}
-	e := &aesniEngine{}
+	e := &aesniEngine{wide: hasWide()}
 	e.nr = aesni.ExpandKey(key, e.xk[:])
 	return e
 }
@@ -44,5 +50,12 @@ func (e *aesniEngine) encBlocks(iv, dst, src []byte) {
 
 func (e *aesniEngine) decBlocks(iv, dst, src []byte) {
 	_, _ = iv[15], dst[len(src)-1]
+	if n := len(src) &^ 255; e.wide && n > 0 {
+		decryptCFBAsmY(e.nr, &e.xk[0], &iv[0], dst[:n], src[:n])
+		if n == len(src) {
+			return
+		}
+		dst, src = dst[n:], src[n:]
+	}
 	decryptCFBAsm(e.nr, &e.xk[0], &iv[0], dst, src)
 }

@@ -637,6 +637,475 @@ dec_done:
 	MOVOU X15, (BX)
 	RET
 
+// func decryptCFBAsmY(nr int, xk *byte, iv *byte, dst []byte, src []byte)
+// Requires: AVX, AVX2, VAES
+TEXT ·decryptCFBAsmY(SB), NOSPLIT, $0-72
+	MOVQ           nr+0(FP), DX
+	MOVQ           xk+8(FP), AX
+	MOVQ           iv+16(FP), BX
+	MOVQ           dst_base+24(FP), DI
+	MOVQ           src_base+48(FP), SI
+	MOVQ           src_len+56(FP), CX
+	SHRQ           $0x08, CX
+	JZ             decy_ret
+	VMOVDQU        (BX), X15
+	VBROADCASTI128 (AX), Y10
+	MOVQ           DX, R8
+	SHLQ           $0x04, R8
+	ADDQ           AX, R8
+	VBROADCASTI128 (R8), Y9
+	CMPQ           DX, $0x0c
+	JB             decy_10
+	JE             decy_12
+	JMP            decy_14
+
+decy_10:
+	VINSERTI128    $0x01, (SI), Y15, Y0
+	VMOVDQU        16(SI), Y1
+	VMOVDQU        48(SI), Y2
+	VMOVDQU        80(SI), Y3
+	VMOVDQU        112(SI), Y4
+	VMOVDQU        144(SI), Y5
+	VMOVDQU        176(SI), Y6
+	VMOVDQU        208(SI), Y7
+	VMOVDQU        240(SI), X15
+	VPXOR          Y10, Y0, Y0
+	VPXOR          Y10, Y1, Y1
+	VPXOR          Y10, Y2, Y2
+	VPXOR          Y10, Y3, Y3
+	VPXOR          Y10, Y4, Y4
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y10, Y7, Y7
+	VBROADCASTI128 16(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 32(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 48(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 64(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 80(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 96(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 112(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 128(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 144(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VPXOR          (SI), Y9, Y11
+	VAESENCLAST    Y11, Y0, Y0
+	VPXOR          32(SI), Y9, Y11
+	VAESENCLAST    Y11, Y1, Y1
+	VPXOR          64(SI), Y9, Y11
+	VAESENCLAST    Y11, Y2, Y2
+	VPXOR          96(SI), Y9, Y11
+	VAESENCLAST    Y11, Y3, Y3
+	VPXOR          128(SI), Y9, Y11
+	VAESENCLAST    Y11, Y4, Y4
+	VPXOR          160(SI), Y9, Y11
+	VAESENCLAST    Y11, Y5, Y5
+	VPXOR          192(SI), Y9, Y11
+	VAESENCLAST    Y11, Y6, Y6
+	VPXOR          224(SI), Y9, Y11
+	VAESENCLAST    Y11, Y7, Y7
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	VMOVDQU        Y4, 128(DI)
+	VMOVDQU        Y5, 160(DI)
+	VMOVDQU        Y6, 192(DI)
+	VMOVDQU        Y7, 224(DI)
+	ADDQ           $0x00000100, SI
+	ADDQ           $0x00000100, DI
+	DECQ           CX
+	JNZ            decy_10
+	JMP            decy_done
+
+decy_12:
+	VINSERTI128    $0x01, (SI), Y15, Y0
+	VMOVDQU        16(SI), Y1
+	VMOVDQU        48(SI), Y2
+	VMOVDQU        80(SI), Y3
+	VMOVDQU        112(SI), Y4
+	VMOVDQU        144(SI), Y5
+	VMOVDQU        176(SI), Y6
+	VMOVDQU        208(SI), Y7
+	VMOVDQU        240(SI), X15
+	VPXOR          Y10, Y0, Y0
+	VPXOR          Y10, Y1, Y1
+	VPXOR          Y10, Y2, Y2
+	VPXOR          Y10, Y3, Y3
+	VPXOR          Y10, Y4, Y4
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y10, Y7, Y7
+	VBROADCASTI128 16(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 32(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 48(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 64(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 80(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 96(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 112(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 128(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 144(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 160(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 176(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VPXOR          (SI), Y9, Y11
+	VAESENCLAST    Y11, Y0, Y0
+	VPXOR          32(SI), Y9, Y11
+	VAESENCLAST    Y11, Y1, Y1
+	VPXOR          64(SI), Y9, Y11
+	VAESENCLAST    Y11, Y2, Y2
+	VPXOR          96(SI), Y9, Y11
+	VAESENCLAST    Y11, Y3, Y3
+	VPXOR          128(SI), Y9, Y11
+	VAESENCLAST    Y11, Y4, Y4
+	VPXOR          160(SI), Y9, Y11
+	VAESENCLAST    Y11, Y5, Y5
+	VPXOR          192(SI), Y9, Y11
+	VAESENCLAST    Y11, Y6, Y6
+	VPXOR          224(SI), Y9, Y11
+	VAESENCLAST    Y11, Y7, Y7
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	VMOVDQU        Y4, 128(DI)
+	VMOVDQU        Y5, 160(DI)
+	VMOVDQU        Y6, 192(DI)
+	VMOVDQU        Y7, 224(DI)
+	ADDQ           $0x00000100, SI
+	ADDQ           $0x00000100, DI
+	DECQ           CX
+	JNZ            decy_12
+	JMP            decy_done
+
+decy_14:
+	VINSERTI128    $0x01, (SI), Y15, Y0
+	VMOVDQU        16(SI), Y1
+	VMOVDQU        48(SI), Y2
+	VMOVDQU        80(SI), Y3
+	VMOVDQU        112(SI), Y4
+	VMOVDQU        144(SI), Y5
+	VMOVDQU        176(SI), Y6
+	VMOVDQU        208(SI), Y7
+	VMOVDQU        240(SI), X15
+	VPXOR          Y10, Y0, Y0
+	VPXOR          Y10, Y1, Y1
+	VPXOR          Y10, Y2, Y2
+	VPXOR          Y10, Y3, Y3
+	VPXOR          Y10, Y4, Y4
+	VPXOR          Y10, Y5, Y5
+	VPXOR          Y10, Y6, Y6
+	VPXOR          Y10, Y7, Y7
+	VBROADCASTI128 16(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 32(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 48(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 64(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 80(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 96(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 112(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 128(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 144(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 160(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 176(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 192(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VBROADCASTI128 208(AX), Y8
+	VAESENC        Y8, Y0, Y0
+	VAESENC        Y8, Y1, Y1
+	VAESENC        Y8, Y2, Y2
+	VAESENC        Y8, Y3, Y3
+	VAESENC        Y8, Y4, Y4
+	VAESENC        Y8, Y5, Y5
+	VAESENC        Y8, Y6, Y6
+	VAESENC        Y8, Y7, Y7
+	VPXOR          (SI), Y9, Y11
+	VAESENCLAST    Y11, Y0, Y0
+	VPXOR          32(SI), Y9, Y11
+	VAESENCLAST    Y11, Y1, Y1
+	VPXOR          64(SI), Y9, Y11
+	VAESENCLAST    Y11, Y2, Y2
+	VPXOR          96(SI), Y9, Y11
+	VAESENCLAST    Y11, Y3, Y3
+	VPXOR          128(SI), Y9, Y11
+	VAESENCLAST    Y11, Y4, Y4
+	VPXOR          160(SI), Y9, Y11
+	VAESENCLAST    Y11, Y5, Y5
+	VPXOR          192(SI), Y9, Y11
+	VAESENCLAST    Y11, Y6, Y6
+	VPXOR          224(SI), Y9, Y11
+	VAESENCLAST    Y11, Y7, Y7
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	VMOVDQU        Y4, 128(DI)
+	VMOVDQU        Y5, 160(DI)
+	VMOVDQU        Y6, 192(DI)
+	VMOVDQU        Y7, 224(DI)
+	ADDQ           $0x00000100, SI
+	ADDQ           $0x00000100, DI
+	DECQ           CX
+	JNZ            decy_14
+
+decy_done:
+	VMOVDQU X15, (BX)
+	VZEROUPPER
+
+decy_ret:
+	RET
+
 // func encryptCFBAsm(nr int, xk *byte, iv *byte, dst []byte, src []byte)
 // Requires: AES, SSE2
 TEXT ·encryptCFBAsm(SB), NOSPLIT, $0-72

@@ -17,6 +17,13 @@ func encryptBlockAsm(nr int, xk *byte, dst *byte, src *byte)
 //go:noescape
 func decryptCFBAsm(nr int, xk *byte, iv *byte, dst []byte, src []byte)
 
+// decryptCFBAsmY is decryptCFBAsm with VAES and AVX2 over the first
+// len(src)/256 groups of sixteen blocks; the caller does the rest.
+// dst may be src itself: a pass loads all it reads before it stores.
+//
+//go:noescape
+func decryptCFBAsmY(nr int, xk *byte, iv *byte, dst []byte, src []byte)
+
 // encryptCFBAsm encrypts the whole 16-byte blocks of src into dst, chaining
 // from and updating *iv (the previous ciphertext block).
 // dst may be src itself.

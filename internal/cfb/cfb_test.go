@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pgpstream/pgpstream/internal/hwf"
 )
 
 // impl builds one engine under test from a key and IV.
@@ -34,6 +36,14 @@ func must(s Stream, err error) Stream {
 	return s
 }
 
+// without builds a stream with one CPU feature switched off, as
+// --disable-hwf does.
+func without(feature string, f func(key, iv []byte) (Stream, error), key, iv []byte) Stream {
+	hwf.Disable(feature)
+	defer hwf.Enable(feature)
+	return must(f(key, iv))
+}
+
 func impls() []impl {
 	var out []impl
 	for _, kl := range []int{16, 24, 32} {
@@ -41,6 +51,10 @@ func impls() []impl {
 			impl{fmt.Sprintf("AES-%d/fast", kl*8), kl,
 				func(k, iv []byte) Stream { return must(NewAESEncrypter(k, iv)) },
 				func(k, iv []byte) Stream { return must(NewAESDecrypter(k, iv)) }, mustAES},
+			// The 8-block AES-NI loop, on CPUs where VAES would run.
+			impl{fmt.Sprintf("AES-%d/novaes", kl*8), kl,
+				func(k, iv []byte) Stream { return without(hwf.VAES, NewAESEncrypter, k, iv) },
+				func(k, iv []byte) Stream { return without(hwf.VAES, NewAESDecrypter, k, iv) }, mustAES},
 			impl{fmt.Sprintf("AES-%d/purego", kl*8), kl,
 				func(k, iv []byte) Stream { return must(NewAESEncrypterPureGo(k, iv)) },
 				func(k, iv []byte) Stream { return must(NewAESDecrypterPureGo(k, iv)) }, mustAES},
@@ -278,6 +292,7 @@ func BenchmarkCFB(b *testing.B) {
 		b.Run(name+"/Encrypt/purego", func(b *testing.B) { bench(b, must(NewAESEncrypterPureGo(key, iv))) })
 		b.Run(name+"/Encrypt/stdlib", func(b *testing.B) { bench(b, cipher.NewCFBEncrypter(mustAES(key), iv)) })
 		b.Run(name+"/Decrypt/asm", func(b *testing.B) { bench(b, must(NewAESDecrypter(key, iv))) })
+		b.Run(name+"/Decrypt/novaes", func(b *testing.B) { bench(b, without(hwf.VAES, NewAESDecrypter, key, iv)) })
 		b.Run(name+"/Decrypt/purego", func(b *testing.B) { bench(b, must(NewAESDecrypterPureGo(key, iv))) })
 		b.Run(name+"/Decrypt/stdlib", func(b *testing.B) { bench(b, cipher.NewCFBDecrypter(mustAES(key), iv)) })
 	}

@@ -30,6 +30,7 @@ func main() {
 
 	encryptBlock()
 	decryptCFB()
+	decryptCFBY()
 	encryptCFB()
 
 	Generate()
@@ -224,5 +225,77 @@ func encryptCFB() {
 	MOVOU(roundKey(RAX, 0), X15)
 	PXOR(X15, X0)
 	MOVOU(X0, Mem{Base: RBX})
+	RET()
+}
+
+// decryptCFBY is decryptCFB with VAES on ymm registers for CPUs that have
+// VAES and AVX2: sixteen blocks per pass, two per register. The cipher input
+// of register j is (C_{2j-1}, C_{2j}), one unaligned 32-byte load at 16
+// bytes before the pair's output, except in register 0, whose low lane is
+// the chained block kept in X15. The ciphertext XOR is folded into the last
+// round's key, (K_nr xor C_2j, K_nr xor C_2j+1), since VAESENCLAST ends by
+// XORing its key in.
+//
+// Register use: Y0..Y7 blocks, Y8 round key (broadcast each round), Y9 K_nr,
+// Y10 K0, Y11 scratch, X15 the previous ciphertext block.
+func decryptCFBY() {
+	TEXT("decryptCFBAsmY", NOSPLIT, "func(nr int, xk *byte, iv *byte, dst, src []byte)")
+	Pragma("noescape")
+	Doc("decryptCFBAsmY is decryptCFBAsm with VAES and AVX2 over the first",
+		"len(src)/256 groups of sixteen blocks; the caller does the rest.",
+		"dst may be src itself: a pass loads all it reads before it stores.")
+	Load(Param("nr"), RDX)
+	Load(Param("xk"), RAX)
+	Load(Param("iv"), RBX)
+	Load(Param("dst").Base(), RDI)
+	Load(Param("src").Base(), RSI)
+	Load(Param("src").Len(), RCX)
+	SHRQ(Imm(8), RCX)
+	JZ(LabelRef("decy_ret"))
+	VMOVDQU(Mem{Base: RBX}, X15)
+	VBROADCASTI128(roundKey(RAX, 0), Y10)
+	last := GP64()
+	MOVQ(RDX, last)
+	SHLQ(Imm(4), last)
+	ADDQ(RAX, last)
+	VBROADCASTI128(Mem{Base: last}, Y9)
+	ys := []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7}
+	dispatch("decy", RDX)
+
+	for _, nr := range rounds {
+		p := fmt.Sprintf("decy_%d", nr)
+		Label(p)
+		VINSERTI128(Imm(1), Mem{Base: RSI}, Y15, Y0)
+		for j := 1; j < 8; j++ {
+			VMOVDQU(Mem{Base: RSI, Disp: 32*j - 16}, ys[j])
+		}
+		VMOVDQU(Mem{Base: RSI, Disp: 240}, X15)
+		for _, y := range ys {
+			VPXOR(Y10, y, y)
+		}
+		for r := 1; r < nr; r++ {
+			VBROADCASTI128(roundKey(RAX, r), Y8)
+			for _, y := range ys {
+				VAESENC(Y8, y, y)
+			}
+		}
+		for j, y := range ys {
+			VPXOR(Mem{Base: RSI, Disp: 32 * j}, Y9, Y11)
+			VAESENCLAST(Y11, y, y)
+		}
+		for j, y := range ys {
+			VMOVDQU(y, Mem{Base: RDI, Disp: 32 * j})
+		}
+		ADDQ(U32(256), RSI)
+		ADDQ(U32(256), RDI)
+		DECQ(RCX)
+		JNZ(LabelRef(p))
+		JMP(LabelRef("decy_done"))
+	}
+
+	Label("decy_done")
+	VMOVDQU(X15, Mem{Base: RBX})
+	VZEROUPPER()
+	Label("decy_ret")
 	RET()
 }
