@@ -4,9 +4,10 @@
 // the "resync" step of the legacy Symmetrically Encrypted Data packet.
 //
 // Decryption is parallel (P_i = C_i xor E(C_{i-1}) and every C is known), so
-// the AES engine encrypts eight ciphertext blocks per pass. Encryption is a
-// chain (C_i = P_i xor E(C_{i-1})) and can go no faster than one AES latency
-// per block; the engine runs that chain in one assembly loop.
+// the AES engine (AES-NI on amd64, the ARMv8 AES instructions on arm64)
+// encrypts eight ciphertext blocks per pass, sixteen with VAES. Encryption
+// is a chain (C_i = P_i xor E(C_{i-1})) and can go no faster than one AES
+// latency per block; the engine runs that chain in one assembly loop.
 package cfb
 
 //go:generate go run -C asm . -out ../cfb_amd64.s -stubs ../cfb_amd64_stubs.go -pkg cfb

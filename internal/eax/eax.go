@@ -8,9 +8,9 @@
 // CTR runs on the standard library's multi-block AES-CTR. OMAC (CMAC with a
 // one-block tweak prefix) is a CBC-MAC, inherently one AES per block in
 // sequence, so its cost is the AES latency plus whatever runs between two
-// blocks: with AES-NI it is one assembly loop with the round keys in
-// registers, elsewhere a Go loop with a word-wide XOR and one Encrypt call
-// per block. The tweak blocks' first encryption is done once per key.
+// blocks: with AES-NI or the ARMv8 AES instructions it is one assembly loop
+// with the round keys in registers, elsewhere a Go loop with a word-wide XOR
+// and one Encrypt call per block. The tweak blocks' first encryption is done once per key.
 package eax
 
 //go:generate go run -C asm . -out ../omac_amd64.s -stubs ../omac_amd64_stubs.go -pkg eax
@@ -42,7 +42,7 @@ type eaxAEAD struct {
 	// start[t] = E_K([t]_128), the OMAC state after the tweak block, and
 	// empty[t] = OMAC_K^t of the empty string. Both depend only on the key.
 	start, empty [3][blockSize]byte
-	// mac is the AES-NI CBC-MAC engine, nil when the Go loop is used.
+	// mac is the assembly CBC-MAC engine, nil when the Go loop is used.
 	mac *macEngine
 }
 

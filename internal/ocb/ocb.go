@@ -3,9 +3,12 @@
 // implementation to support.
 //
 // On amd64 with AES-NI the bulk work runs in generated assembly that keeps
-// eight blocks in flight, sixteen with VAES and AVX-512. Elsewhere, with the
-// purego build tag, or when AES-NI is switched off through package hwf, a
-// pure-Go path does the same batching around crypto/aes one block at a time.
+// eight blocks in flight, sixteen with VAES (on zmm registers with AVX-512,
+// on ymm with AVX2 alone). On arm64 with the ARMv8 Cryptography Extensions
+// hand-written assembly keeps eight blocks in flight through AESE/AESMC.
+// Elsewhere, with the purego build tag, or when the AES instructions are
+// switched off through package hwf, a pure-Go path does the same batching
+// around crypto/aes one block at a time.
 //
 // The OCB logic that is not bulk work (nonce, partial blocks, tag) is shared
 // by both paths and written once, here. On the assembly path Seal and Open
@@ -79,8 +82,8 @@ type ocbAEAD struct {
 }
 
 // New returns OCB-AES with the given nonce size (1..15 bytes; OpenPGP uses
-// 15) and a 16-byte tag. It uses the assembly path when the CPU has AES-NI
-// and hwf has not disabled it.
+// 15) and a 16-byte tag. It uses the assembly path when the CPU has the AES
+// instructions and hwf has not disabled them.
 func New(key []byte, nonceSize int) (cipher.AEAD, error) {
 	if err := checkParams(key, nonceSize); err != nil {
 		return nil, err
