@@ -94,7 +94,7 @@ func TestPathChoice(t *testing.T) {
 			t.Errorf("with avx512 off New picks %d, want the ymm loop", got)
 		}
 		hwf.Disable(hwf.AVX512)
-		if got := Implementation(); got != "vaes avx2 asm (16 blocks/pass)" {
+		if got := Implementation(); got != "vaes avx2 asm (16 blocks/pass; AD hash aes-ni, 8)" {
 			t.Errorf("with avx512 off Implementation() = %q", got)
 		}
 		hwf.Enable(hwf.AVX512)

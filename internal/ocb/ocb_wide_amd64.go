@@ -12,9 +12,9 @@ func hwName() string {
 	}
 	switch pickWide() {
 	case wideAVX512:
-		return "vaes avx512 asm (16 blocks/pass)"
+		return "vaes avx512 asm (16 blocks/pass; AD hash aes-ni, 8)"
 	case wideAVX2:
-		return "vaes avx2 asm (16 blocks/pass)"
+		return "vaes avx2 asm (16 blocks/pass; AD hash aes-ni, 8)"
 	}
 	return "aes-ni asm (8 blocks/pass)"
 }
