@@ -264,9 +264,12 @@ func hwfBefore(st *state) cli.BeforeFunc {
 				return usageError{msg: "--disable-hwf: " + err.Error()}
 			}
 		}
-		if !processEntry(st) {
+		// The app and its subcommand both run this; re-running (or
+		// warning that it could not) is for the first of them only.
+		if !processEntry(st) || reexecTried {
 			return nil
 		}
+		reexecTried = true
 		again, env, err := applyDisabledHWF(os.Args)
 		if err != nil || !again {
 			return err
@@ -277,6 +280,9 @@ func hwfBefore(st *state) cli.BeforeFunc {
 		return nil
 	}
 }
+
+// reexecTried is set once hwfBefore has tried to re-run the process.
+var reexecTried bool
 
 // processEntry reports whether this invocation owns the process's standard
 // streams, so re-running os.Args reproduces it.
