@@ -15,9 +15,11 @@
 //	         last AESE's always V21: AES-256 uses V8-V22, AES-192 V10-V22,
 //	         AES-128 V12-V22; the rounds enter the unrolled chain at the
 //	         key size's first register
-//	V23      the running offset (after a group: the eighth block's)
+//	V23      the running offset (after a group: the eighth block's);
+//	         scratch for L_ntz while the offsets are made
 //	V24      the checksum, or HASH's sum
-//	V25-V31  the offsets of blocks one to seven of the group
+//	V25-V31  the offsets of blocks one to seven of the group; before they
+//	         are made and after they are spent, the checksum tree's scratch
 // The round keys are the same FIPS-197 byte order as on amd64; AESD and
 // AESIMC take the equivalent-inverse-cipher schedule, as AESDEC does.
 
@@ -87,20 +89,22 @@ l10: \
 
 // OFFSETS computes the group's offsets from the running offset V23, the
 // prefixes at R2 and R11 (R2+64) and L_ntz(idx+8) (idx in R5, table at R3):
-// V25-V31 = Offset_i ^ pre[0..6], V23 = Offset_{i+8}. V0 is scratch.
+// V25-V31 = Offset_i ^ pre[0..6], V23 = Offset_{i+8}. It touches no other
+// register, so the data may already be loaded; L_ntz is loaded into V23
+// once the old offset is spent.
 #define OFFSETS \
 	ADD    $8, R5 \
 	RBIT   R5, R9 \
 	CLZ    R9, R9 \
 	ADD    R9<<4, R3, R10 \
-	VLD1   (R10), [V0.B16] \
 	VLD1   (R2), [V25.B16, V26.B16, V27.B16, V28.B16] \
 	VLD1   (R11), [V29.B16, V30.B16, V31.B16] \
 	VEOR   V23.B16, V25.B16, V25.B16; VEOR V23.B16, V26.B16, V26.B16 \
 	VEOR   V23.B16, V27.B16, V27.B16; VEOR V23.B16, V28.B16, V28.B16 \
 	VEOR   V23.B16, V29.B16, V29.B16; VEOR V23.B16, V30.B16, V30.B16 \
 	VEOR   V23.B16, V31.B16, V31.B16 \
-	VEOR   V31.B16, V0.B16, V23.B16
+	VLD1   (R10), [V23.B16] \
+	VEOR   V31.B16, V23.B16, V23.B16
 
 // BULKARGS loads the bulk loops' arguments; R8 is the number of groups.
 #define BULKARGS \
@@ -175,15 +179,13 @@ TEXT ·sealBlocks(SB), NOSPLIT, $0-96
 	VLD1 (R4), [V23.B16, V24.B16]
 
 sealloop:
-	OFFSETS
+	// The checksum is of the plaintext: fold it as a tree while V25-V28
+	// are still free, before the offsets take them (an in-order core such
+	// as the Cortex-A53 would stall on eight EORs in a chain).
 	VLD1.P 64(R7), [V0.B16, V1.B16, V2.B16, V3.B16]
 	VLD1.P 64(R7), [V4.B16, V5.B16, V6.B16, V7.B16]
-	// The checksum is of the plaintext; V25-V31 are not free for SUM8's
-	// tree here, so the eight EORs go in line (off the AES chain).
-	VEOR   V0.B16, V24.B16, V24.B16; VEOR V1.B16, V24.B16, V24.B16
-	VEOR   V2.B16, V24.B16, V24.B16; VEOR V3.B16, V24.B16, V24.B16
-	VEOR   V4.B16, V24.B16, V24.B16; VEOR V5.B16, V24.B16, V24.B16
-	VEOR   V6.B16, V24.B16, V24.B16; VEOR V7.B16, V24.B16, V24.B16
+	SUM8
+	OFFSETS
 	XOR8(V25, V26, V27, V28, V29, V30, V31, V23)
 	ROUNDS8(ENC8, AESE, seal12, seal10)
 	XOR8(V22, V22, V22, V22, V22, V22, V22, V22)
