@@ -12,7 +12,7 @@ import (
 // TestMain lets the test binary run as pgpstream inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"pgpstream":  func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"pgpstream":  func() { os.Exit(processMain()) },
 		"lockholder": lockHolder,
 	})
 }

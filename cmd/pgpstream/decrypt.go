@@ -58,13 +58,13 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 		released := out.released()
 		out.abort()
 		if released {
-			return withHints(err, fmt.Sprintf("more than %d MiB had already been written to standard output: discard it, it is not authenticated", holdback>>20))
+			return withHints(err, fmt.Sprintf("more than %d MiB had already been written to %s: discard it, it is not authenticated", holdback>>20, out.name))
 		}
 		return err
 	}
 	if signatureOutcome(st, res, sigs) {
 		if out.released() {
-			st.hintf("more than %d MiB had already been written to standard output: discard it", holdback>>20)
+			st.hintf("more than %d MiB had already been written to %s: discard it", holdback>>20, out.name)
 		}
 		out.abort()
 		return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -21,16 +22,30 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(processMain())
+}
+
+// processMain is main for a process of its own: it sets up what belongs
+// to the process (signals, core dumps) and runs the command.
+func processMain() int {
+	setupProcess()
+	return run(os.Args, os.Stdin, os.Stdout, os.Stderr)
 }
 
 // run is main without the process: the CLI tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	st := &state{stdin: stdin, stdout: stdout, stderr: stderr}
+	st := &state{stdin: stdin, stdout: stdout}
+	st.stderr = st.watch(stderr, "standard error")
 	app := newApp(st)
 	err := app.Run(args)
 	st.cleanup()
 	if err == nil {
+		if berr := st.streamsBroken(); berr != nil {
+			// The command's messages or status lines were lost:
+			// its caller cannot know what happened, so it failed.
+			st.errorf("%s", oneLine(berr.Error()))
+			return exitError
+		}
 		return st.exit
 	}
 	var ue usageError
@@ -92,6 +107,7 @@ type state struct {
 	exit           int
 	quiet, verbose bool
 	cleanups       []func()
+	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
 }
 
 func (s *state) errorf(format string, args ...any) {

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -23,22 +24,24 @@ import (
 const holdback = 8 << 20
 
 // output is where a command writes: a file that appears only on success,
-// or standard output.
+// or a stream (standard output, a FIFO, a device) written in place.
 type output struct {
 	w        io.Writer
-	terminal bool // standard output is a terminal
+	name     string // "standard output", or the path written in place
+	terminal bool   // the stream is a terminal
 	commit   func() error
 	abort    func()
-	released func() bool // whether any plaintext reached standard output
+	released func() bool // whether any plaintext reached the stream
 	stream   func()      // stop holding back: write through from now on
 	private  bool        // a file output is made 0600 (secret key data), not 0666 less the umask
 }
 
-// temps are the temporary files of this process, removed on a signal.
+// temps are the named temporary files of this process, removed on a
+// signal. A temporary file made with O_TMPFILE has no name until it is
+// committed, so it is never here: the kernel frees it with the process.
 var temps struct {
 	sync.Mutex
 	names map[string]bool
-	once  sync.Once
 }
 
 func trackTemp(name string, add bool) {
@@ -52,85 +55,191 @@ func trackTemp(name string, add bool) {
 	} else {
 		delete(temps.names, name)
 	}
-	temps.once.Do(func() {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		go func() {
-			sig := <-ch
-			temps.Lock()
-			for n := range temps.names {
-				os.Remove(n)
-			}
-			temps.Unlock()
-			fmt.Fprintf(os.Stderr, "pgpstream: error: interrupted by %v; no output written\n", sig)
-			os.Exit(exitError)
-		}()
-	})
+}
+
+// removeTemps removes every named temporary file; the signal handler
+// calls it before the process exits.
+func removeTemps() {
+	temps.Lock()
+	for n := range temps.names {
+		os.Remove(n)
+	}
+	temps.names = nil
+	temps.Unlock()
 }
 
 // openOutput opens path ("" or "-" for standard output). With hold, what
-// goes to standard output is held back (see holdback) until commit.
+// goes to a stream is held back (see holdback) until commit.
+//
+// A new path or an existing regular file (a symlink to one is followed,
+// and its target written) is written through a temporary file in the
+// target's directory that gets the name only on commit; an existing file
+// keeps its mode (and, where permitted, its owner). A FIFO or a device
+// (or a symlink to one) is opened and written in place, like standard
+// output: renaming over it would replace /dev/null with a regular file,
+// or leave a FIFO's reader with nothing.
 func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, error) {
+	return openOutputPerm(st, c, path, hold, 0o666)
+}
+
+// openOutputPerm is openOutput with the permissions a new file gets
+// (before the umask): 0600 for secret keys.
+func openOutputPerm(st *state, c *cli.Context, path string, hold bool, perm os.FileMode) (*output, error) {
 	if path == "" || path == "-" {
 		growPipe(st.stdout)
-		o := &output{w: st.stdout, commit: func() error { return nil }, abort: func() {}, released: func() bool { return true }, stream: func() {}}
-		if f, ok := st.stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			o.terminal = true
-		}
-		if hold {
-			h := &holdWriter{dst: st.stdout}
-			o.w = h
-			o.commit = h.flush
-			o.abort = func() { h.buf = nil }
-			o.released = func() bool { return h.streaming }
-			o.stream = func() { h.flush() }
-		}
-		return o, nil
+		return streamOutput(st.stdout, "standard output", hold), nil
 	}
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
+	target, fi, descriptor, err := resolveOutput(path)
+	if err != nil {
+		return nil, err
+	}
+	if descriptor && fi.Mode().IsRegular() {
+		// The shell opened it (pgpstream -o /dev/stdout > FILE):
+		// written in place, as standard output would be.
+		return inPlaceOutput(st, path, target, hold)
+	}
+	if fi != nil {
+		m := fi.Mode()
+		switch {
+		case m.IsDir():
 			return nil, fmt.Errorf("output %s is a directory", path)
+		case m&os.ModeSocket != 0:
+			return nil, fmt.Errorf("output %s is a socket", path)
+		case m&(os.ModeNamedPipe|os.ModeCharDevice) != 0:
+			// Nothing is overwritten: no --yes needed, as gpg
+			// needs none for /dev/null.
+			return inPlaceOutput(st, path, target, hold)
+		case m&os.ModeDevice != 0:
+			// A block device holds data that writing destroys.
+			if !c.Bool("yes") {
+				return nil, withHints(fmt.Errorf("output %s is a block device", path), "use --yes to write over it")
+			}
+			return inPlaceOutput(st, path, target, hold)
+		case !m.IsRegular():
+			return nil, fmt.Errorf("output %s is not a regular file", path)
 		}
 		if !c.Bool("yes") {
 			return nil, withHints(fmt.Errorf("output file %s exists", path), "use --yes to overwrite it")
 		}
+		perm = m.Perm() | m&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
+	} else {
+		perm &^= umask()
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".pgpstream-*.tmp")
+	t, err := createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("creating the output: %w", err)
 	}
-	trackTemp(f.Name(), true)
-	st.onCleanup(func() {
-		// Runs after commit (a no-op then) or when a command failed.
-		f.Close()
-		os.Remove(f.Name())
-		trackTemp(f.Name(), false)
-	})
-	o := &output{w: f, released: func() bool { return false }, stream: func() {}}
-	o.abort = func() {
-		f.Close()
-		os.Remove(f.Name())
-		trackTemp(f.Name(), false)
-	}
+	st.onCleanup(t.discard) // a no-op after commit
+	o := &output{w: t.f, name: path, released: func() bool { return false }, stream: func() {}, abort: t.discard}
 	o.commit = func() error {
-		mode := 0o666 &^ umask()
-		if o.private {
-			mode = 0o600
-		}
-		if err := f.Chmod(mode); err != nil {
+		if err := st.streamsBroken(); err != nil {
+			// What the command said about this output (its
+			// signatures, its status lines) did not arrive: the
+			// output must not appear as if all went well.
+			t.discard()
 			return err
 		}
-		if err := f.Close(); err != nil {
+		mode := perm
+		if o.private {
+			// Secret key data: never readable by others, whatever
+			// the file it replaces allowed.
+			mode &= 0o600
+		}
+		if err := t.commit(fi, mode, c.Bool("yes")); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		if err := os.Rename(f.Name(), path); err != nil {
+		return nil
+	}
+	return o, nil
+}
+
+// resolveOutput follows symlinks from path to what it finally names and
+// returns that path and its FileInfo, or a nil FileInfo when nothing is
+// there yet. A path through /proc or /dev/fd (/dev/stdout is
+// /proc/self/fd/1) names an open descriptor rather than a place in a
+// directory: it is returned as it is, to be written in place. A symlink
+// that leads nowhere is refused: writing through it would create a file
+// wherever it points.
+func resolveOutput(path string) (target string, fi os.FileInfo, descriptor bool, err error) {
+	p := path
+	for hops := 0; ; hops++ {
+		if isDescriptorPath(p) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return "", nil, false, fmt.Errorf("output %s: %w", path, err)
+			}
+			return path, fi, true, nil
+		}
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if p != path {
+				return "", nil, false, fmt.Errorf("output %s is a symlink to %s, which does not exist", path, p)
+			}
+			return path, nil, false, nil
+		}
+		if err != nil {
+			return "", nil, false, fmt.Errorf("output %s: %w", path, err)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return p, fi, false, nil
+		}
+		if hops == 40 {
+			return "", nil, false, fmt.Errorf("output %s: too many levels of symbolic links", path)
+		}
+		l, err := os.Readlink(p)
+		if err != nil {
+			return "", nil, false, fmt.Errorf("output %s: %w", path, err)
+		}
+		if !filepath.IsAbs(l) {
+			l = filepath.Join(filepath.Dir(p), l)
+		}
+		p = filepath.Clean(l)
+	}
+}
+
+func isDescriptorPath(p string) bool {
+	p = filepath.Clean(p)
+	return strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/fd/")
+}
+
+// streamOutput writes to w as it comes, holding back (with hold) the
+// first holdback bytes until commit.
+func streamOutput(w io.Writer, name string, hold bool) *output {
+	o := &output{w: w, name: name, commit: func() error { return nil }, abort: func() {}, released: func() bool { return true }, stream: func() {}}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		o.terminal = true
+	}
+	if hold {
+		h := &holdWriter{dst: w}
+		chunked := false
+		o.w = h
+		o.commit = h.flush
+		o.abort = func() { h.buf = nil }
+		// What AEAD released was authenticated chunk by chunk: a
+		// failure later leaves it incomplete, not unauthenticated.
+		o.released = func() bool { return h.streaming && !chunked }
+		o.stream = func() { chunked = true; h.flush() }
+	}
+	return o
+}
+
+// inPlaceOutput opens a FIFO or a device for writing, as a stream.
+func inPlaceOutput(st *state, path, target string, hold bool) (*output, error) {
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening the output: %w", err)
+	}
+	growPipe(f)
+	st.onCleanup(func() { f.Close() })
+	o := streamOutput(f, path, hold)
+	flush := o.commit
+	o.commit = func() error {
+		if err := flush(); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		trackTemp(f.Name(), false)
+		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
 		return nil
 	}
 	return o, nil

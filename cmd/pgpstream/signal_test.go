@@ -7,9 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // leftovers lists the files in dir other than the ones named.
@@ -40,53 +38,6 @@ func bigMessage(t *testing.T, dir string, size int64) string {
 	runBin(t, io.LimitReader(zeros{}, size), io.Discard, "--homedir", home, "--batch", "--yes",
 		"-e", "-r", "sig@example.org", "--compress-algo", "none", "-o", filepath.Join(dir, "msg.pgp"))
 	return home
-}
-
-// TestInterruptLeavesNothing sends SIGINT and SIGTERM to a decryption
-// writing to -o FILE: neither FILE nor a temporary file may remain.
-func TestInterruptLeavesNothing(t *testing.T) {
-	bin, err := pgpstreamBinary()
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	// Slow the writer down: decrypt from a pipe fed a little at a time,
-	// so the signal surely arrives mid-stream.
-	home := bigMessage(t, dir, 64<<20)
-	msg, _ := os.ReadFile(filepath.Join(dir, "msg.pgp"))
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		cmd := exec.Command(bin, "--homedir", home, "--batch", "-o", filepath.Join(dir, "out.bin"), "-d")
-		stdin, _ := cmd.StdinPipe()
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		stdin.Write(msg[:len(msg)/2])
-		// Wait (on a loaded machine, a while) for the temporary file:
-		// the signal must remove it.
-		var l []string
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if l = leftovers(t, dir, "msg.pgp"); len(l) == 1 {
-				break
-			}
-		}
-		if len(l) != 1 || !strings.Contains(l[0], ".pgpstream-") {
-			t.Errorf("%v: before the signal, expected one temporary file, found %v", sig, l)
-		}
-		cmd.Process.Signal(sig)
-		err := cmd.Wait()
-		stdin.Close()
-		if err == nil {
-			t.Errorf("%v: exit status 0", sig)
-		}
-		if l := leftovers(t, dir, "msg.pgp"); len(l) > 0 {
-			t.Errorf("%v: left %v behind", sig, l)
-		}
-		if !strings.Contains(stderr.String(), "pgpstream: error: interrupted") {
-			t.Errorf("%v: stderr %q", sig, stderr.String())
-		}
-	}
 }
 
 // TestBrokenPipe: a reader that goes away mid-stream ends pgpstream with

@@ -39,9 +39,9 @@ func openStatus(st *state, c *cli.Context) (*statusWriter, error) {
 			return nil, fmt.Errorf("--status-file: %w", err)
 		}
 		st.onCleanup(func() { f.Close() })
-		return &statusWriter{w: f}, nil
+		return &statusWriter{w: st.watch(f, "--status-file")}, nil
 	case fd == 1:
-		return &statusWriter{w: st.stdout}, nil
+		return &statusWriter{w: st.watch(st.stdout, "--status-fd 1")}, nil
 	case fd == 2:
 		return &statusWriter{w: st.stderr}, nil
 	case fd == 0:
@@ -54,7 +54,7 @@ func openStatus(st *state, c *cli.Context) (*statusWriter, error) {
 		if _, err := f.Stat(); err != nil {
 			return nil, usagef("--status-fd %d: %v", fd, err)
 		}
-		return &statusWriter{w: f}, nil
+		return &statusWriter{w: st.watch(f, fmt.Sprintf("--status-fd %d", fd))}, nil
 	}
 	return nil, nil
 }
