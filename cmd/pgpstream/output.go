@@ -130,7 +130,7 @@ func openOutputPerm(st *state, c *cli.Context, path string, hold bool, perm os.F
 		return nil, fmt.Errorf("creating the output: %w", err)
 	}
 	st.onCleanup(t.discard) // a no-op after commit
-	o := &output{w: t.f, name: path, released: func() bool { return false }, stream: func() {}, abort: t.discard}
+	o := &output{w: t.w, name: path, released: func() bool { return false }, stream: func() {}, abort: t.discard}
 	o.commit = func() error {
 		if err := st.streamsBroken(); err != nil {
 			// What the command said about this output (its
