@@ -208,7 +208,16 @@ type passphrases struct {
 	done  bool
 }
 
-func newPassphrases(st *state, c *cli.Context) *passphrases { return &passphrases{st: st, c: c} }
+func newPassphrases(st *state, c *cli.Context) *passphrases {
+	p := &passphrases{st: st, c: c}
+	if c.Int("passphrase-fd") == 0 {
+		// The passphrase's line comes first on standard input, the
+		// data after it: read it now, before anything reads the data
+		// (gpg reads it when it parses its options).
+		p.get(false)
+	}
+	return p
+}
 
 var errNoPassphrase = errors.New("a passphrase is needed and none was given")
 
