@@ -128,6 +128,9 @@ type decryptor struct {
 	literals int
 	warned   map[string]bool
 	sigs     verifier
+	// accept, while set, vets a session key before sessionKey returns
+	// it (see there).
+	accept func(key []byte, c packet.CipherAlgo) bool
 }
 
 func (d *decryptor) warn(msg string) {
@@ -230,7 +233,9 @@ func (d *decryptor) seipd(body *packet.Body, h packet.Header) error {
 	}
 	switch s.Version {
 	case 1:
+		d.accept = func(key []byte, c packet.CipherAlgo) bool { return quickCheck(body, c, key) }
 		key, c, from, err := d.sessionKey(false)
+		d.accept = nil
 		if err != nil {
 			return err
 		}

@@ -225,3 +225,28 @@ func checkS2KCost(spec []byte, offset int64) error {
 	}
 	return nil
 }
+
+// S2KWork is what deriving s's key from a passphrase costs: for Argon2,
+// the memory in KiB times the passes; for iterated and salted S2K, the
+// octets hashed. Simple and salted S2K cost nothing worth counting. A
+// caller bounds the sum over a message's SKESKs (ParseSKESK bounds one).
+func (s *SKESK) S2KWork() (argon2KiBPasses, iteratedOctets uint64) {
+	spec := s.s2k()
+	if len(spec) < 2 {
+		return 0, 0
+	}
+	switch spec[0] {
+	case 3: // type, hash, 8 octets of salt, coded count (RFC 9580 §3.7.1.3)
+		if len(spec) < 11 {
+			return 0, 0
+		}
+		c := uint64(spec[10])
+		return 0, (16 + c&15) << (c>>4 + 6)
+	case 4: // type, 16 octets of salt, passes, parallelism, memory exponent
+		if len(spec) < 20 {
+			return 0, 0
+		}
+		return uint64(spec[17]) << spec[19], 0
+	}
+	return 0, 0
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -112,7 +111,7 @@ func hintsFor(err error) []string {
 	switch {
 	case errors.As(err, &unp):
 		return []string{"if you trust where it came from, --allow-unprotected reads it anyway (the output may have been tampered with)"}
-	case errors.Is(err, filter.ErrNoSecretKey) && strings.Contains(err.Error(), "protected by a passphrase and none was given"):
+	case errors.Is(err, filter.ErrNoSecretKey) && errors.Is(err, filter.ErrKeyLocked):
 		return []string{"give the key's passphrase with --passphrase-file FILE or --passphrase-fd N"}
 	case errors.Is(err, filter.ErrNoSecretKey):
 		return []string{"import the recipient's secret key with --import, or point --homedir at the keyring that has it"}

@@ -11,6 +11,7 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -344,7 +345,7 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 	pass, err := k.pass.get(false)
 	if err != nil {
 		if errors.Is(err, errNoPassphrase) {
-			return fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId)
+			return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)
 		}
 		return err
 	}

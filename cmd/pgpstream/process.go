@@ -68,6 +68,14 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// unwatched returns the writer under a watchWriter.
+func unwatched(w io.Writer) io.Writer {
+	if ww, ok := w.(*watchWriter); ok {
+		return ww.w
+	}
+	return w
+}
+
 // streamsBroken returns the first write error on standard error or the
 // status stream, or nil.
 func (s *state) streamsBroken() error {

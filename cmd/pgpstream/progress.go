@@ -40,7 +40,7 @@ func progressWanted(st *state, c *cli.Context) bool {
 	case c.Bool("batch"):
 		return false
 	}
-	f, ok := st.stderr.(*os.File)
+	f, ok := unwatched(st.stderr).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -287,5 +287,5 @@ var reexecTried bool
 // processEntry reports whether this invocation owns the process's standard
 // streams, so re-running os.Args reproduces it.
 func processEntry(st *state) bool {
-	return st.stdin == io.Reader(os.Stdin) && st.stdout == io.Writer(os.Stdout) && st.stderr == io.Writer(os.Stderr)
+	return st.stdin == io.Reader(os.Stdin) && st.stdout == io.Writer(os.Stdout) && unwatched(st.stderr) == io.Writer(os.Stderr)
 }
