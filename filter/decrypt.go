@@ -46,6 +46,9 @@ type DecryptOptions struct {
 	// allowed) can be checked. Off, such a signature is reported as not
 	// checked and no hash runs over unsigned messages.
 	LegacyLiteralHash bool
+	// AllowWeakDigests checks SHA-1 signatures made after SHA1Cutoff
+	// instead of refusing them (gpg's --allow-weak-digest-algos).
+	AllowWeakDigests bool
 }
 
 // MaxNesting bounds how deep packets may nest (compressed inside
@@ -108,7 +111,7 @@ func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
 		return nil, err
 	}
 	d := &decryptor{opt: opt, out: out, res: &Result{}}
-	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, res: d.res}
+	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, allowWeak: opt.AllowWeakDigests, res: d.res}
 	if err := d.top(r); err != nil {
 		return d.res, err
 	}

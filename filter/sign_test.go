@@ -168,7 +168,9 @@ func TestSignatureForms(t *testing.T) {
 	e := testEntity(t, "ed25519")
 	pt := payload(3000)
 	var buf bytes.Buffer
-	if _, err := Sign(bytes.NewReader(pt), &buf, SignOptions{Signers: []Signer{signerOf(e, packet.HashSHA1)}}); err != nil {
+	// SHA1, what old GnuPG's form was hashed with: made before the
+	// cut-off, so the policy still checks it.
+	if _, err := Sign(bytes.NewReader(pt), &buf, SignOptions{Signers: []Signer{signerOf(e, packet.HashSHA1)}, Time: SHA1Cutoff.Add(-time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	p := packets(t, buf.Bytes())

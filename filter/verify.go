@@ -91,20 +91,107 @@ type pendingSig struct {
 	hh   *sigHash
 }
 
+// SHA1Cutoff is when SHA-1 stopped being acceptable for data signatures:
+// a signature over a document needs collision resistance, which SHA-1 no
+// longer has (RFC 9580 §9.5 retires it for signatures); the date is the
+// one Sequoia's standard policy uses for that purpose. A SHA-1 signature made
+// after it is refused unless AllowWeakDigests is set (gpg's
+// --allow-weak-digest-algos); one made before is still checked, so old
+// archives keep verifying.
+var SHA1Cutoff = time.Date(2013, time.February, 1, 0, 0, 0, 0, time.UTC)
+
+// ErrWeakDigest is the reason a signature was refused for its hash.
+var ErrWeakDigest = errors.New("signature uses a hash algorithm too weak for a data signature")
+
+// policy refuses what must not be checked at all.
+func (v *verifier) policy(sig *packet.Signature) error {
+	if sig.Hash == packet.HashSHA1 && !v.allowWeak && !sig.Created.Before(SHA1Cutoff) {
+		return fmt.Errorf("%w: SHA1, made %s, after SHA-1 data signatures were retired on %s",
+			ErrWeakDigest, sig.Created.UTC().Format("2006-01-02"), SHA1Cutoff.Format("2006-01-02"))
+	}
+	return nil
+}
+
+// ErrNotAuthentic is wrapped by what UnencryptedAuthentic returns.
+var ErrNotAuthentic = errors.New("nothing vouches for the data of this unencrypted message")
+
+// NotAuthenticError says why the signatures of an unencrypted message do
+// not vouch for its data.
+type NotAuthenticError struct {
+	Reason string
+	// Tampered is set when the message carries evidence of a change: a
+	// bad signature, a one-pass packet whose signature is missing, one
+	// that does not match it. Otherwise the signatures only fail to
+	// prove anything (none, unknown signers, unchecked forms).
+	Tampered bool
+}
+
+func (e *NotAuthenticError) Error() string { return e.Reason }
+func (e *NotAuthenticError) Unwrap() error { return ErrNotAuthentic }
+
+// UnencryptedAuthentic is the one rule for releasing the data of a
+// message that was not encrypted, where no MDC or AEAD tag protects it and
+// its signatures are all there is. Given the message's signatures
+// (Result.Signatures), it returns nil only when at least one verified
+// good, none is bad, and every one-pass packet has its own signature,
+// matching it in hash, type and issuer: so stripping a signature,
+// changing its issuer, or adding or removing signature packets withholds
+// the data rather than leaving it unsigned. Otherwise it returns a
+// *NotAuthenticError.
+func UnencryptedAuthentic(sigs []SignatureResult) error {
+	good, onePass, legacy := 0, 0, 0
+	for _, r := range sigs {
+		switch r.Form {
+		case FormOnePass, FormUnannounced:
+			onePass++
+		case FormLegacy:
+			legacy++
+		}
+	}
+	if onePass > 0 && legacy > 0 {
+		return &NotAuthenticError{"more signatures follow the data than one-pass packets announced: the message was altered", true}
+	}
+	var unproven string
+	for _, r := range sigs {
+		switch {
+		case r.Status == SigBad:
+			return &NotAuthenticError{"BAD signature on an unencrypted message", true}
+		case r.Form == FormUnannounced:
+			return &NotAuthenticError{"a one-pass signature packet has no signature after the data: the message was cut or altered", true}
+		case r.Status == SigGood:
+			good++
+		case unproven == "":
+			unproven = r.Status.String()
+			if r.Err != nil {
+				unproven = r.Err.Error()
+			}
+		}
+	}
+	switch {
+	case len(sigs) == 0:
+		return &NotAuthenticError{"the message is neither encrypted nor signed: nothing vouches for its data", false}
+	case good == 0:
+		return &NotAuthenticError{"no signature on the unencrypted message verified (" + unproven + ")", false}
+	}
+	return nil
+}
+
 // verifier follows the signature packets around the literal data, runs
 // exactly the hashes they need over it, and checks them.
 //
 // Copies per byte: none. The hashes read the same slices the output gets.
 type verifier struct {
-	keys    SignerKeys
-	legacy  bool // DecryptOptions.LegacyLiteralHash
-	res     *Result
-	hashes  []*sigHash
-	ops     []*pendingSig // announced, in packet order; signatures pop from the end
-	pre     []*pendingSig // signature-first, waiting for the literal
-	sawLit  bool
-	litHash []*sigHash // the legacy SHA-1 and RIPEMD-160 hashes, if run
-	results []SignatureResult
+	keys   SignerKeys
+	legacy bool // DecryptOptions.LegacyLiteralHash
+	// allowWeak checks SHA-1 signatures made after SHA1Cutoff too.
+	allowWeak bool
+	res       *Result
+	hashes    []*sigHash
+	ops       []*pendingSig // announced, in packet order; signatures pop from the end
+	pre       []*pendingSig // signature-first, waiting for the literal
+	sawLit    bool
+	litHash   []*sigHash // the legacy SHA-1 and RIPEMD-160 hashes, if run
+	results   []SignatureResult
 }
 
 func (v *verifier) hashFor(algo packet.HashAlgo, salt []byte, text bool) *sigHash {
@@ -296,9 +383,12 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 		o := p.ops
 		// The one-pass packet chose the hash; a signature that does not
 		// match it was not computed over what was hashed.
+		// Nor one by another issuer: the one-pass packet named who
+		// signed, and its signature must say the same.
 		if o.Hash != sig.Hash || o.SigType != sig.SigType || !bytes.Equal(o.Salt, sig.Salt) ||
 			(o.Version == 6) != (sig.Version == 6) ||
-			(o.Fingerprint != nil && !bytes.Equal(o.Fingerprint, sig.IssuerFingerprint)) {
+			(o.Fingerprint != nil && !bytes.Equal(o.Fingerprint, sig.IssuerFingerprint)) ||
+			(o.Version != 6 && o.KeyID != 0 && o.KeyID != sig.IssuerKeyID) {
 			r.Status = SigBad
 			r.Err = errors.New("the signature does not match its one-pass signature packet")
 			return r
@@ -310,6 +400,10 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 	}
 	if p.hh == nil {
 		r.Err = &packet.UnsupportedError{Packet: "signature", Offset: -1, What: "hash algorithm " + sig.Hash.String()}
+		return r
+	}
+	if err := v.policy(sig); err != nil {
+		r.Err = err
 		return r
 	}
 	gs, err := goCryptoSignature(sig)
@@ -427,6 +521,9 @@ var crlf = []byte{'\r', '\n'}
 type VerifyOptions struct {
 	Signers SignerKeys
 	Events  Events // told about each signature; nil for none
+	// AllowWeakDigests checks SHA-1 signatures made after SHA1Cutoff
+	// instead of refusing them.
+	AllowWeakDigests bool
 }
 
 // VerifyDetached checks the detached signatures in sig (binary or
@@ -438,7 +535,7 @@ func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, 
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{keys: opt.Signers, res: &Result{}}
+	v := &verifier{keys: opt.Signers, res: &Result{}, allowWeak: opt.AllowWeakDigests}
 	for {
 		h, err := packet.ReadHeader(r)
 		if err == io.EOF {

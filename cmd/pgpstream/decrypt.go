@@ -51,6 +51,7 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 		Threads:           c.Int("threads"),
 		Signers:           signers,
 		LegacyLiteralHash: c.Bool("legacy-literal-hash"),
+		AllowWeakDigests:  c.Bool("allow-weak-digest-algos"),
 		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out},
 	})
 	if err != nil {
@@ -61,7 +62,7 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 		}
 		return err
 	}
-	if signatureOutcome(st, res, sigs) {
+	if signatureOutcome(st, res, sigs, c.Bool("allow-unprotected")) {
 		if out.released() {
 			st.hintf("more than %d MiB had already been written to %s: discard it", holdback>>20, out.name)
 		}

@@ -58,6 +58,11 @@ func signersFor(st *state, c *cli.Context, pp *passphrases) ([]filter.Signer, er
 		if a == packet.HashRIPEMD160 {
 			return nil, usagef("--digest-algo: pgpstream does not sign with RIPEMD160; use SHA256, SHA384, SHA512, SHA224 or SHA1")
 		}
+		if a == packet.HashSHA1 && !c.Bool("allow-weak-digest-algos") {
+			// RFC 9580 §9.5: no new SHA-1 signatures. Verifiers
+			// (pgpstream, Sequoia) refuse them.
+			return nil, usageError{msg: "--digest-algo SHA1: SHA-1 signatures are refused by verifiers (pgpstream among them) for data signed after 2013", hints: []string{"use SHA256, or add --allow-weak-digest-algos to make one anyway"}}
+		}
 		algo = a
 	}
 	ring, err := openRing(c)
@@ -370,6 +375,9 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	default:
 		s.errs++
 		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: %s\n", oneLine(r.Err.Error()))
+		if errors.Is(r.Err, filter.ErrWeakDigest) {
+			st.hintf("--allow-weak-digest-algos checks it anyway")
+		}
 		s.errSig(sig, keyID, 4)
 	}
 }
@@ -488,7 +496,8 @@ func cmdVerify(st *state, c *cli.Context) (err error) {
 			return err
 		}
 		defer closeData()
-		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep}})
+		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep},
+			AllowWeakDigests: c.Bool("allow-weak-digest-algos")})
 		if err != nil {
 			return err
 		}
@@ -514,6 +523,7 @@ func cmdVerify(st *state, c *cli.Context) (err error) {
 			MaxDecompressed:   c.Int64("max-output"),
 			Signers:           signers,
 			LegacyLiteralHash: c.Bool("legacy-literal-hash"),
+			AllowWeakDigests:  c.Bool("allow-weak-digest-algos"),
 			Events:            verifyEvents{st: st, sigs: rep},
 		})
 		if err != nil {
@@ -527,7 +537,7 @@ func cmdVerify(st *state, c *cli.Context) (err error) {
 		}
 		results = res.Signatures
 		if out != nil {
-			if rep.bad+rep.errs > 0 || rep.good == 0 {
+			if filter.UnencryptedAuthentic(results) != nil {
 				out.abort()
 			} else if err := out.commit(); err != nil {
 				return err
@@ -572,14 +582,33 @@ func isDetachedFile(name string) bool {
 }
 
 // signatureOutcome sets the exit code after a decryption from its
-// signatures. It reports whether the output must be withheld: a bad
-// signature on a message that was not encrypted leaves its data with no
-// authentication at all.
-func signatureOutcome(st *state, res *filter.Result, rep *sigReporter) (withhold bool) {
+// signatures. It reports whether the output must be withheld: the data of
+// an unencrypted message is released only as filter.UnencryptedAuthentic
+// allows, since its signatures are all that protects it. With
+// allowUnprotected, one whose signatures merely prove nothing (none, an
+// unknown signer) is released with a warning; one with evidence of
+// tampering never is.
+func signatureOutcome(st *state, res *filter.Result, rep *sigReporter, allowUnprotected bool) (withhold bool) {
 	st.exit = max(st.exit, rep.exit())
-	if !res.Encrypted && rep.bad > 0 {
-		st.errorf("BAD signature on an unencrypted message: the output was not written")
-		return true
+	if res.Encrypted {
+		return false
 	}
-	return false
+	err := filter.UnencryptedAuthentic(res.Signatures)
+	if err == nil {
+		return false
+	}
+	var na *filter.NotAuthenticError
+	tampered := !errors.As(err, &na) || na.Tampered
+	if !tampered && allowUnprotected {
+		st.warnf("%v; --allow-unprotected writes it anyway", err)
+		return false
+	}
+	st.errorf("%v: the output was not written", err)
+	if !tampered {
+		st.hintf("if you trust where it came from, --allow-unprotected writes it anyway")
+	}
+	if rep.bad == 0 {
+		st.exit = max(st.exit, exitError)
+	}
+	return true
 }
