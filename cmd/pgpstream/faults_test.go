@@ -221,6 +221,19 @@ func TestOutputTargets(t *testing.T) {
 				t.Errorf("an existing %o file became %o", mode, fi.Mode().Perm())
 			}
 		}
+		// Root keeps another user's file theirs.
+		if os.Geteuid() == 0 {
+			name := filepath.Join(dir, "owned")
+			os.WriteFile(name, []byte("old"), 0o640)
+			os.Chown(name, 1234, 2345)
+			if code, stderr := exitCode(t, f.command("--batch", "--yes", "-d", "-o", name, f.small)); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			fi, _ := os.Stat(name)
+			if st := fi.Sys().(*syscall.Stat_t); st.Uid != 1234 || st.Gid != 2345 || fi.Mode().Perm() != 0o640 {
+				t.Errorf("a file of 1234:2345 mode 640 became %d:%d mode %o", st.Uid, st.Gid, fi.Mode().Perm())
+			}
+		}
 		// A new file gets 0666 less the umask.
 		name := filepath.Join(dir, "new")
 		cmd := exec.Command("sh", "-c", `umask 027 && exec "$@"`, "sh", f.bin, "--homedir", f.home, "--batch", "-d", "-o", name, f.small)
@@ -477,4 +490,42 @@ func TestNoCoreDumps(t *testing.T) {
 		}
 	}
 	t.Errorf("core dumps are not disabled:\n%s", limits)
+}
+
+// TestOutputSyncedBeforeLink: the output file is flushed (fsync) before it
+// gets its name, and its directory after; the disk writes start while
+// decrypting (sync_file_range), not all at the end. Read from the system
+// calls, with strace.
+func TestOutputSyncedBeforeLink(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
+			t.Fatal("strace is not installed and PGPSTREAM_REQUIRE_PEERS is set")
+		}
+		t.Skip("needs strace")
+	}
+	f := newFaultFixture(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace")
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(strace, "-f", "-o", trace, "-e", "trace=openat,sync_file_range,fsync,linkat,renameat,rename,close",
+		f.bin, "--homedir", f.home, "--batch", "-d", "-o", out, f.big)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	b, _ := os.ReadFile(trace)
+	var calls []string
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, c := range []string{"O_TMPFILE", "sync_file_range(", "fsync(", "linkat("} {
+			if strings.Contains(line, c) && !strings.Contains(line, "unfinished") {
+				calls = append(calls, strings.TrimSuffix(c, "("))
+			}
+		}
+	}
+	got := strings.Join(calls, " ")
+	// One unnamed file; at least two early writebacks for 24 MiB; the
+	// file's fsync, the link, the directory's fsync.
+	if !strings.HasPrefix(got, "O_TMPFILE sync_file_range sync_file_range") || !strings.HasSuffix(got, "fsync linkat fsync") {
+		t.Errorf("system calls in order: %s", got)
+	}
 }
