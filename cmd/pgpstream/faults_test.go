@@ -322,7 +322,14 @@ func TestKillLeavesNothing(t *testing.T) {
 			// It finished first; the output is then complete.
 			continue
 		}
-		if l := leftovers(t, dir); len(l) > 0 {
+		// Killed after the commit (during the directory's fsync, or on
+		// the way out), the output is there, and whole.
+		if b, err := os.ReadFile(filepath.Join(dir, "out.bin")); err == nil {
+			if len(b) != 24<<20 || !bytes.Equal(b, make([]byte, len(b))) {
+				t.Errorf("kill -9 #%d left out.bin with %d bytes, not the whole plaintext", i, len(b))
+			}
+		}
+		if l := leftovers(t, dir, "out.bin"); len(l) > 0 {
 			t.Errorf("kill -9 #%d left %v", i, l)
 		}
 	}
