@@ -162,8 +162,9 @@ type plainSource interface {
 // ErrAuthentication instead. Errors are sticky.
 //
 // Copies per byte, sequential path: one, the decryption from the body's
-// buffer into this reader's plaintext buffer (plus the body's own
-// stitching copy when a chunk spans partial-length segments); the
+// buffer into this reader's plaintext buffer, when a chunk lies whole in
+// the body's buffer; a chunk cut by a partial-length boundary is gathered
+// into the plaintext buffer first and decrypted there in place. The
 // consumer reads the plaintext in place. Parallel path: one memcpy of the
 // ciphertext into a worker's slot, where it is decrypted in place.
 type AEADReader struct {
@@ -173,7 +174,6 @@ type AEADReader struct {
 	off      int    // how much of seg has been consumed
 	carry    []byte // a Peek that straddled two runs, gathered here
 	carryBuf []byte
-	unc      int // bytes Consumed from seg since the last Peek
 	err      error
 }
 
@@ -182,8 +182,15 @@ func (r *AEADReader) Peek(n int) ([]byte, error) {
 	if n > iobuf.MaxPeek {
 		return nil, iobuf.ErrPeekTooLarge
 	}
-	n = max(n, 1)
-	r.unc = 0
+	if n <= 0 {
+		switch {
+		case len(r.carry) > 0:
+			return r.carry, nil
+		case r.off < len(r.seg):
+			return r.seg[r.off:], nil
+		}
+		return nil, r.err
+	}
 	for {
 		switch {
 		case len(r.carry) > 0:
@@ -231,18 +238,6 @@ func (r *AEADReader) Consume(n int) {
 		panic("filter: Consume beyond the peeked plaintext")
 	}
 	r.off += n
-	r.unc += n
-}
-
-// Unconsume implements iobuf.Unconsumer: it steps back over bytes consumed
-// since the last Peek, which are still in the current run.
-func (r *AEADReader) Unconsume(n int) bool {
-	if len(r.carry) > 0 || n < 0 || n > r.unc {
-		return false
-	}
-	r.off -= n
-	r.unc -= n
-	return true
 }
 
 // Read implements io.Reader.
@@ -289,16 +284,27 @@ func newAEADReader(body iobuf.Reader, s *aeadSuite, threads int) (*AEADReader, e
 	return &AEADReader{src: &seqOpener{src: body, cc: cc, cs: s.chunkSize, buf: make([]byte, max(s.chunkSize, seqRun), max(s.chunkSize, seqRun)+aeadTagSize)}}, nil
 }
 
-// seqOpener decodes chunks on the calling goroutine, straight from the
-// body's buffer into its own.
+// seqOpener decodes chunks on the calling goroutine into its own buffer,
+// a run of whole chunks at a time. A chunk that lies whole in what the body
+// shows (a definite-length body, a large partial segment) is opened
+// straight from the body's buffer; one that a partial-length boundary, or
+// the end of the buffer below, cuts is gathered from the body's runs into
+// this buffer and opened there in place, so no Peek ever spans segments.
+// The final tag is the body's last 16 bytes: a chunk is opened as soon as
+// a tag's worth of bytes is known to follow it.
+//
+// Copies per byte: one, the decryption, for chunks opened in place in the
+// body's buffer; two, the gathering copy and the in-place decryption, for
+// chunks cut by a boundary.
 type seqOpener struct {
 	src          iobuf.Reader
 	cc           *chunkCrypter
 	cs           int
-	buf          []byte
+	buf          []byte // a run of plaintext; cap leaves a tag's room
 	index, total uint64
 	done         bool
 	err          error
+	rounds       int // body Peeks, for the tests that count them
 }
 
 func (o *seqOpener) close() {}
@@ -306,13 +312,10 @@ func (o *seqOpener) close() {}
 func (o *seqOpener) next() ([]byte, error) {
 	n := 0
 	for n+o.cs <= len(o.buf) && !o.done && o.err == nil {
-		k, err := o.step(o.buf[n:])
+		k, err := o.step(o.buf[n:cap(o.buf)], len(o.buf)-n)
 		n += k
 		if err != nil {
 			o.err = err
-		}
-		if k == 0 && err == nil && !o.done {
-			break // cannot happen: step decodes a chunk or ends
 		}
 	}
 	if n > 0 {
@@ -327,17 +330,22 @@ func (o *seqOpener) next() ([]byte, error) {
 	return nil, io.ErrNoProgress
 }
 
-// step decodes the chunks that one Peek of the body shows, into dst (room
-// for at least one chunk). A chunk is known not to be the last when more
-// than a tag follows it: the body is chunks, each with its tag, and the
-// final tag.
-func (o *seqOpener) step(dst []byte) (int, error) {
+// step decodes chunks into dst, which has room for room bytes of
+// plaintext (at least one chunk) and a tag beyond them, and returns how
+// much plaintext it wrote.
+func (o *seqOpener) step(dst []byte, room int) (int, error) {
 	full := o.cs + aeadTagSize
-	buf, err := o.src.Peek(full + aeadTagSize + 1)
-	if err == nil {
+	o.rounds++
+	view, err := o.src.Peek(1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	if len(view) >= full+aeadTagSize {
+		// Whole chunks in the body's buffer, each followed by at least
+		// a tag's worth: none of them holds the final tag.
 		n, pos := 0, 0
-		for len(buf)-pos > full+aeadTagSize && len(dst)-n >= o.cs {
-			if _, err := o.cc.open(dst[n:n], buf[pos:pos+full], o.index); err != nil {
+		for len(view)-pos >= full+aeadTagSize && room-n >= o.cs {
+			if _, err := o.cc.open(dst[n:n], view[pos:pos+full], o.index); err != nil {
 				o.src.Consume(pos)
 				return n, err
 			}
@@ -349,18 +357,40 @@ func (o *seqOpener) step(dst []byte) (int, error) {
 		o.src.Consume(pos)
 		return n, nil
 	}
-	if !errors.Is(err, io.EOF) {
+	// Gather one chunk and its tag into dst, then look for a tag's worth
+	// after it.
+	ct := dst[:full]
+	m, err := io.ReadFull(o.src, ct)
+	var tail []byte
+	if err == nil {
+		if tail, err = o.src.Peek(aeadTagSize); err == nil {
+			if _, err := o.cc.open(ct[:0], ct, o.index); err != nil {
+				return 0, err
+			}
+			o.index++
+			o.total += uint64(o.cs)
+			return o.cs, nil
+		}
+		if !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+	} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return 0, err
 	}
-	// The body ends here: the last chunk (possibly empty, or none when
-	// the previous chunk was the last) and the final tag.
-	rest := len(buf)
-	if rest < aeadTagSize {
+	// The body ends here: the last chunk (possibly none, when the
+	// previous chunk was the last) and the final tag, which is the last
+	// 16 bytes of ct[:m] || tail.
+	if m+len(tail) < aeadTagSize {
 		return 0, &packet.TruncatedError{Packet: "AEAD", Offset: -1, Want: "the final authentication tag"}
 	}
+	var final [aeadTagSize]byte
+	last := m + len(tail) - aeadTagSize // bytes of the last chunk, with its tag
+	copy(final[:], ct[last:m])
+	copy(final[m-last:], tail)
+	o.src.Consume(len(tail))
 	n := 0
-	if rest > aeadTagSize {
-		pt, err := o.cc.open(dst[:0], buf[:rest-aeadTagSize], o.index)
+	if last > 0 {
+		pt, err := o.cc.open(ct[:0], ct[:last], o.index)
 		if err != nil {
 			return 0, err
 		}
@@ -368,10 +398,9 @@ func (o *seqOpener) step(dst []byte) (int, error) {
 		o.index++
 		o.total += uint64(n)
 	}
-	if err := o.cc.checkFinal(buf[rest-aeadTagSize:], o.index, o.total); err != nil {
+	if err := o.cc.checkFinal(final[:], o.index, o.total); err != nil {
 		return 0, err
 	}
-	o.src.Consume(rest)
 	o.done = true
 	return n, nil
 }

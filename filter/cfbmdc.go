@@ -21,10 +21,18 @@ const mdcTrailer = 22
 // prefix and the trailing MDC packet) and verifies the MDC. It is an
 // iobuf.Reader of the plaintext between prefix and MDC.
 //
+// The MDC packet is held back on the plaintext, in this reader's own
+// buffer (an iobuf.Stage), as GnuPG and go-crypto do: each round decrypts
+// whatever the body offers, segment after segment, until the buffer is
+// full, and releases all but the last 22 plaintext bytes, which wait there
+// until the body ends and they can be checked as the MDC. Nothing asks the
+// body to reserve ciphertext, so a partial-length boundary costs nothing.
+//
 // Copies per byte: one, the decryption from the body's buffer into this
-// reader's plaintext buffer; the consumer reads that buffer in place.
-// The last 22 bytes of ciphertext are held back by peeking, never copied
-// aside, until the body ends and they can be checked as the MDC.
+// reader's plaintext buffer, which the consumer reads in place; the SHA-1
+// reads each released byte once, on its own goroutine when there is a
+// second core. Per round of a buffer (256 KiB) the 22 held bytes move to
+// the front of the buffer.
 //
 // Plaintext is released before the MDC is checked (a stream has no other
 // way); EOF, and only EOF, means the MDC verified. The caller decides what
@@ -33,10 +41,10 @@ type MDCReader struct {
 	src    iobuf.Reader
 	stream cfb.Stream
 	sha    mdcHash
-	buf    []byte
-	r, w   int
-	done   bool
+	st     *iobuf.Stage
+	done   bool // the MDC verified
 	err    error
+	rounds int // fills, for the tests that count them
 }
 
 // NewMDCReader starts decrypting src, a SEIPD v1 body after its version
@@ -49,7 +57,6 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 		return nil, err
 	}
 	bs := c.BlockSize()
-	m := &MDCReader{src: src, stream: stream, sha: newMDCHash(), buf: make([]byte, iobuf.DefaultSize)}
 	pre, err := src.Peek(bs + 2 + mdcTrailer)
 	if len(pre) < bs+2+mdcTrailer {
 		if err == nil || errors.Is(err, io.EOF) {
@@ -61,56 +68,55 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 	stream.XORKeyStream(prefix[:bs+2], pre[:bs+2])
 	src.Consume(bs + 2)
 	if prefix[bs-2] != prefix[bs] || prefix[bs-1] != prefix[bs+1] {
-		m.sha.Close()
 		return nil, ErrAuthentication
 	}
+	m := &MDCReader{src: src, stream: stream, sha: newMDCHash(), st: iobuf.NewStage(iobuf.DefaultSize, mdcTrailer)}
 	m.sha.Write(prefix[:bs+2])
 	return m, nil
 }
 
-// fill decrypts the next run of ciphertext into the free end of buf.
-func (m *MDCReader) fill() {
-	if m.r == m.w {
-		m.r, m.w = 0, 0
-	}
-	ct, err := m.src.Peek(mdcTrailer + 1)
-	if err != nil && !errors.Is(err, io.EOF) {
-		m.err = err
-		m.sha.Close()
+// fill decrypts until the buffer is full (with at least n bytes ready)
+// or the body ends.
+func (m *MDCReader) fill(n int) {
+	m.rounds++
+	for {
+		dst := m.st.Space(n)
+		if len(dst) == 0 {
+			return
+		}
+		ct, err := m.src.Peek(1)
+		if k := min(len(ct), len(dst)); k > 0 {
+			m.stream.XORKeyStream(dst[:k], ct[:k])
+			m.src.Consume(k)
+			if rel := m.st.Produce(k); len(rel) > 0 {
+				m.sha.Write(rel)
+			}
+			if k < len(ct) {
+				continue // the buffer is full; err is for later
+			}
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, io.EOF) {
+			m.err = err
+			m.sha.Close()
+			return
+		}
+		m.check(m.st.End())
 		return
 	}
-	if err == nil {
-		n := min(len(ct)-mdcTrailer, len(m.buf)-m.w)
-		m.stream.XORKeyStream(m.buf[m.w:m.w+n], ct[:n])
-		m.sha.Write(m.buf[m.w : m.w+n])
-		m.src.Consume(n)
-		m.w += n
-		return
-	}
-	// The body has ended: all but the trailer is data.
-	if len(ct) < mdcTrailer {
+}
+
+// check verifies the MDC packet, the held-back end of the plaintext.
+func (m *MDCReader) check(trailer []byte) {
+	defer m.sha.Close()
+	if len(trailer) < mdcTrailer {
 		m.err = &packet.TruncatedError{Packet: "SEIPD", Offset: -1, Want: "the MDC packet"}
-		m.sha.Close()
 		return
 	}
-	n := len(ct) - mdcTrailer
-	if n > len(m.buf)-m.w {
-		n = len(m.buf) - m.w
-		m.stream.XORKeyStream(m.buf[m.w:m.w+n], ct[:n])
-		m.sha.Write(m.buf[m.w : m.w+n])
-		m.src.Consume(n)
-		m.w += n
-		return
-	}
-	m.stream.XORKeyStream(m.buf[m.w:m.w+n], ct[:n])
-	m.sha.Write(m.buf[m.w : m.w+n])
-	m.w += n
-	var trailer [mdcTrailer]byte
-	m.stream.XORKeyStream(trailer[:], ct[n:])
-	m.src.Consume(len(ct))
 	m.sha.Write(trailer[:2])
 	sum := m.sha.Sum20()
-	m.sha.Close()
 	ok := subtle.ConstantTimeByteEq(trailer[0], 0xd3) & subtle.ConstantTimeByteEq(trailer[1], 0x14) & subtle.ConstantTimeCompare(sum[:], trailer[2:])
 	if ok != 1 {
 		m.err = ErrAuthentication
@@ -121,46 +127,24 @@ func (m *MDCReader) fill() {
 
 // Peek implements iobuf.Reader.
 func (m *MDCReader) Peek(n int) ([]byte, error) {
-	if n > len(m.buf) {
-		if n > iobuf.MaxPeek {
-			return nil, iobuf.ErrPeekTooLarge
-		}
-		nb := make([]byte, n)
-		m.w = copy(nb, m.buf[m.r:m.w])
-		m.r, m.buf = 0, nb
+	if n > iobuf.MaxPeek {
+		return nil, iobuf.ErrPeekTooLarge
 	}
-	for m.w-m.r < max(n, 1) && !m.done && m.err == nil {
-		if m.r > 0 && len(m.buf)-m.r < n {
-			m.w = copy(m.buf, m.buf[m.r:m.w])
-			m.r = 0
-		}
-		m.fill()
+	for len(m.st.Ready()) < n && !m.st.Ended() && m.err == nil {
+		m.fill(n)
 	}
-	if m.w-m.r >= max(n, 1) {
-		return m.buf[m.r:m.w], nil
+	ready := m.st.Ready()
+	if len(ready) >= n && (len(ready) > 0 || (!m.st.Ended() && m.err == nil)) {
+		return ready, nil
 	}
 	if m.err != nil {
-		return m.buf[m.r:m.w], m.err
+		return ready, m.err
 	}
-	return m.buf[m.r:m.w], io.EOF
+	return ready, io.EOF
 }
 
 // Consume implements iobuf.Reader.
-func (m *MDCReader) Consume(n int) {
-	if n < 0 || n > m.w-m.r {
-		panic("filter: Consume beyond the peeked plaintext")
-	}
-	m.r += n
-}
-
-// Unconsume implements iobuf.Unconsumer.
-func (m *MDCReader) Unconsume(n int) bool {
-	if n > m.r {
-		return false
-	}
-	m.r -= n
-	return true
-}
+func (m *MDCReader) Consume(n int) { m.st.Consume(n) }
 
 // Read implements io.Reader.
 func (m *MDCReader) Read(p []byte) (int, error) { return iobuf.ReadVia(m, p) }

@@ -12,11 +12,14 @@ import (
 // sedReader decrypts tag 9: CFB whose first bs+2 bytes (the prefix) are
 // decrypted with a zero IV, after which the IV is resynchronised to the
 // ciphertext bytes 2..bs+2 (RFC 9580 §5.7). There is nothing to verify.
+//
+// Like MDCReader it fills its buffer (an iobuf.Stage holding nothing back)
+// from whatever the body offers before it hands out a round. Copies per
+// byte: one, the decryption into that buffer.
 type sedReader struct {
 	src    iobuf.Reader
 	stream cipher.Stream
-	buf    []byte
-	r, w   int
+	st     *iobuf.Stage
 	err    error
 }
 
@@ -40,33 +43,45 @@ func newSEDReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*sedReader
 	}
 	iv := append([]byte(nil), pre[2:bs+2]...)
 	src.Consume(bs + 2)
-	return &sedReader{src: src, stream: cipher.NewCFBDecrypter(block, iv), buf: make([]byte, iobuf.DefaultSize)}, nil
+	return &sedReader{src: src, stream: cipher.NewCFBDecrypter(block, iv), st: iobuf.NewStage(iobuf.DefaultSize, 0)}, nil
 }
 
 func (s *sedReader) Peek(n int) ([]byte, error) {
-	for s.w-s.r < max(n, 1) && s.err == nil {
-		if s.r > 0 {
-			s.w = copy(s.buf, s.buf[s.r:s.w])
-			s.r = 0
-		}
-		if n > len(s.buf) {
-			return nil, iobuf.ErrPeekTooLarge
-		}
-		ct, err := s.src.Peek(1)
-		k := min(len(ct), len(s.buf)-s.w)
-		s.stream.XORKeyStream(s.buf[s.w:s.w+k], ct[:k])
-		s.src.Consume(k)
-		s.w += k
-		if err != nil {
-			s.err = err
-		}
+	if n > iobuf.MaxPeek {
+		return nil, iobuf.ErrPeekTooLarge
 	}
-	if s.w-s.r >= max(n, 1) {
-		return s.buf[s.r:s.w], nil
+	for len(s.st.Ready()) < n && s.err == nil {
+		s.fill(n)
 	}
-	return s.buf[s.r:s.w], s.err
+	if r := s.st.Ready(); len(r) >= n && (len(r) > 0 || s.err == nil) {
+		return r, nil
+	}
+	return s.st.Ready(), s.err
 }
 
-func (s *sedReader) Consume(n int)              { s.r += n }
-func (s *sedReader) Unconsume(n int) bool       { return false }
+// fill decrypts until the buffer is full (with at least n bytes ready) or
+// the body ends.
+func (s *sedReader) fill(n int) {
+	for {
+		dst := s.st.Space(n)
+		if len(dst) == 0 {
+			return
+		}
+		ct, err := s.src.Peek(1)
+		k := min(len(ct), len(dst))
+		s.stream.XORKeyStream(dst[:k], ct[:k])
+		s.src.Consume(k)
+		s.st.Produce(k)
+		if k < len(ct) {
+			continue
+		}
+		if err != nil {
+			s.err = err
+			s.st.End()
+			return
+		}
+	}
+}
+
+func (s *sedReader) Consume(n int)              { s.st.Consume(n) }
 func (s *sedReader) Read(p []byte) (int, error) { return iobuf.ReadVia(s, p) }

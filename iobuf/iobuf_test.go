@@ -70,20 +70,118 @@ func TestPeekNeverShrinks(t *testing.T) {
 	}
 }
 
-func TestUnconsume(t *testing.T) {
-	r := NewReader(bytes.NewReader(pattern(100)), 64)
-	buf, _ := r.Peek(10)
-	first := append([]byte(nil), buf[:10]...)
-	r.Consume(10)
-	if !r.Unconsume(4) {
-		t.Fatal("Unconsume refused bytes consumed since the last Peek")
+// TestPeekZero: Peek(0) shows what is buffered and never reads.
+func TestPeekZero(t *testing.T) {
+	src := &countReader{r: bytes.NewReader(pattern(100))}
+	r := NewReader(src, 64)
+	if buf, err := r.Peek(0); len(buf) != 0 || err != nil || src.reads != 0 {
+		t.Fatalf("Peek(0) on a fresh reader: %d bytes, %v, %d reads", len(buf), err, src.reads)
 	}
-	buf, _ = r.Peek(4)
-	if !bytes.Equal(buf[:4], first[6:10]) || r.Offset() != 6 {
-		t.Fatalf("after Unconsume: %x at offset %d", buf[:4], r.Offset())
+	r.Peek(10)
+	reads := src.reads
+	buf, err := r.Peek(0)
+	if len(buf) < 10 || err != nil || src.reads != reads {
+		t.Fatalf("Peek(0) after Peek(10): %d bytes, %v, %d more reads", len(buf), err, src.reads-reads)
 	}
-	if r.Unconsume(100) {
-		t.Fatal("Unconsume accepted more than was consumed")
+	r.Consume(len(buf))
+	if buf, err := r.Peek(0); len(buf) != 0 || err != nil {
+		t.Fatalf("Peek(0) with nothing buffered: %d bytes, %v", len(buf), err)
+	}
+	io.Copy(io.Discard, r)
+	if _, err := r.Peek(0); err != io.EOF {
+		t.Fatalf("Peek(0) at the end: %v", err)
+	}
+}
+
+type countReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countReader) Read(p []byte) (int, error) { c.reads++; return c.r.Read(p) }
+
+// TestPeekAll: beyond n, Peek returns everything buffered.
+func TestPeekAll(t *testing.T) {
+	r := NewReader(bytes.NewReader(pattern(1000)), 512)
+	r.Peek(300)
+	r.Consume(100)
+	if buf, _ := r.Peek(1); len(buf) != 412 {
+		t.Fatalf("Peek(1) gave %d of the 412 buffered bytes", len(buf))
+	}
+}
+
+// TestWriteToGathers: rounds smaller than gatherMin reach the writer
+// gathered, so only the last write is smaller than gatherMin.
+func TestWriteToGathers(t *testing.T) {
+	data := pattern(3 << 20)
+	for _, size := range []int{64, 8 << 10, gatherMin - 1, gatherMin, DefaultSize} {
+		var out writeLog
+		n, err := WriteTo(NewReader(iotest.HalfReader(bytes.NewReader(data)), size), &out)
+		if err != nil || n != int64(len(data)) || !bytes.Equal(out.Bytes(), data) {
+			t.Fatalf("buffer %d: %d bytes, %v", size, n, err)
+		}
+		for i, w := range out.sizes[:len(out.sizes)-1] {
+			if w < gatherMin {
+				t.Fatalf("buffer %d: write %d of %d is %d bytes", size, i, len(out.sizes), w)
+			}
+		}
+	}
+}
+
+type writeLog struct {
+	bytes.Buffer
+	sizes []int
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	return w.Buffer.Write(p)
+}
+
+// TestStage holds a trailer back over every way of producing and consuming.
+func TestStage(t *testing.T) {
+	data := pattern(10_000)
+	for _, keep := range []int{0, 1, 22} {
+		for _, size := range []int{64, 1000, 4096} {
+			for _, step := range []int{1, 7, 100, 5000} {
+				for _, peek := range []int{1, 30, 200} {
+					s := NewStage(size, keep)
+					var got, rel []byte
+					in := data
+					for {
+						for len(s.Ready()) < peek && !s.Ended() {
+							dst := s.Space(peek)
+							if len(dst) == 0 {
+								break
+							}
+							k := copy(dst, in[:min(step, len(in))])
+							in = in[k:]
+							rel = append(rel, s.Produce(k)...)
+							if len(in) == 0 {
+								tr := s.End()
+								if want := data[len(data)-keep:]; !bytes.Equal(tr, want) {
+									t.Fatalf("keep %d size %d step %d: trailer %x", keep, size, step, tr)
+								}
+							}
+						}
+						r := s.Ready()
+						if len(r) == 0 && s.Ended() {
+							break
+						}
+						if len(r) < peek && !s.Ended() {
+							t.Fatalf("keep %d size %d: %d ready after filling for %d", keep, size, len(r), peek)
+						}
+						take := min(len(r), peek)
+						got = append(got, r[:take]...)
+						s.Consume(take)
+					}
+					want := data[:len(data)-keep]
+					if !bytes.Equal(got, want) || !bytes.Equal(rel, want) {
+						t.Fatalf("keep %d size %d step %d peek %d: got %d, released %d, want %d", keep, size, step, peek, len(got), len(rel), len(want))
+					}
+				}
+			}
+		}
 	}
 }
 

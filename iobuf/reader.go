@@ -1,11 +1,38 @@
 // Package iobuf is the buffered stream that pgpstream's filters stack on.
 //
-// A Reader is read by looking before consuming: Peek(n) returns at least n
-// buffered bytes (fewer only at the end of the stream) without advancing, and
-// Consume(n) advances. Headers and length octets are parsed from peeked
-// slices; bulk data is handed on as slices of the buffer, so a filter that
-// transforms data (decryption, decompression) writes its output exactly once,
-// and a filter that only frames data (packet bodies) copies nothing.
+// # The reader contract
+//
+// Every stage of the decode chain (the file, a packet body, a decryption, a
+// decompression) is a Reader, read by looking before consuming:
+//
+//   - Peek(n), n > 0, returns at least n bytes, fewer only when the stream
+//     ends or fails first (then with io.EOF or the error). Beyond n it
+//     returns everything the stage holds contiguously: a consumer that asks
+//     for one byte gets a buffer's worth, never a dribble. A stage that
+//     transforms (decrypts, inflates) fills its buffer before it hands out
+//     a round, so every round downstream moves a buffer's worth; a stage that
+//     frames (a packet body) hands out what the stage below holds, up to the
+//     end of the current segment.
+//   - Peek(0) returns what is buffered without reading from the source: maybe
+//     nothing, with a nil error while the stream goes on; when nothing is
+//     buffered and the stream has ended, the error that ended it.
+//   - Consume(n) advances past n bytes of the last Peek. Nothing steps back.
+//   - The slice from Peek is valid until the next Peek, Consume or Read.
+//     A second Peek without a Consume between returns the same bytes first.
+//
+// Headers and length octets are parsed from peeked slices; bulk data is
+// handed on as slices of a stage's buffer, so a stage that transforms data
+// writes its output exactly once, and a stage that only frames copies
+// nothing (a small Peek across a partial-length boundary is the exception:
+// its few bytes are joined in a side buffer).
+//
+// A stage whose last bytes may be a trailer rather than data (SEIPD v1's
+// 22-byte MDC packet, known only when the ciphertext ends) holds them back
+// in its own output buffer with a Stage, the helper every transforming
+// stage is built on; it never asks the stage below to reserve them.
+//
+// WriteTo drains a Reader into an io.Writer and gathers small rounds (a
+// body in 8 KiB partial segments) so the writer sees buffer-sized writes.
 //
 // A Writer is the mirror image: Buffer() hands the stage above free space in
 // this stage's buffer, so an encrypting stage writes ciphertext straight into
@@ -17,12 +44,13 @@ import (
 	"io"
 )
 
-// Reader is the interface every stage of the decode chain speaks.
+// Reader is the interface every stage of the decode chain speaks; the
+// package documentation states its contract.
 type Reader interface {
-	// Peek returns the buffered bytes, at least n of them unless the stream
-	// ends first, in which case it returns what is left and the error that
-	// ended it (io.EOF at a clean end). The slice is valid until the next
-	// call to Peek, Consume or Read, and may be longer than n.
+	// Peek returns at least n bytes unless the stream ends or fails first,
+	// in which case it returns what is left and the error that ended it
+	// (io.EOF at a clean end); beyond n, all the stage holds contiguously.
+	// Peek(0) reads nothing: it shows what is buffered.
 	Peek(n int) ([]byte, error)
 	// Consume advances past n bytes; n must not exceed what Peek returned.
 	Consume(n int)
@@ -67,12 +95,16 @@ func (b *Buffered) Peek(n int) ([]byte, error) {
 	if n > MaxPeek {
 		return nil, ErrPeekTooLarge
 	}
-	if b.w-b.r >= n && b.w > b.r {
+	if n <= 0 {
+		if b.w == b.r && b.err != nil {
+			return nil, b.err
+		}
+		return b.buf[b.r:b.w], nil
+	}
+	if b.w-b.r >= n {
 		return b.buf[b.r:b.w], nil
 	}
 	if b.r == b.w {
-		// Rewind lazily, here rather than in Consume, so that Unconsume
-		// can step back over bytes consumed since the last Peek.
 		b.r, b.w = 0, 0
 	}
 	if n > len(b.buf) {
@@ -81,8 +113,8 @@ func (b *Buffered) Peek(n int) ([]byte, error) {
 		b.r = 0
 		b.buf = nb
 	}
-	for empty := 0; b.w-b.r < max(n, 1) && b.err == nil; {
-		if b.r > 0 && len(b.buf)-b.r < max(n, 1) {
+	for empty := 0; b.w-b.r < n && b.err == nil; {
+		if b.r > 0 && len(b.buf)-b.r < n {
 			// Slide the unread bytes down; they are fewer than n, so
 			// this copies a header's worth, not the stream.
 			b.w = copy(b.buf, b.buf[b.r:b.w])
@@ -105,7 +137,7 @@ func (b *Buffered) Peek(n int) ([]byte, error) {
 			}
 		}
 	}
-	if b.w-b.r >= n && b.w > b.r {
+	if b.w-b.r >= n {
 		return b.buf[b.r:b.w], nil
 	}
 	err := b.err
@@ -122,24 +154,6 @@ func (b *Buffered) Consume(n int) {
 	}
 	b.r += n
 	b.offset += int64(n)
-}
-
-// Unconsumer is implemented by Readers that can step back over bytes just consumed.
-type Unconsumer interface {
-	Unconsume(n int) bool
-}
-
-// Unconsume steps back over the last n consumed bytes. It is allowed only
-// when no Peek has happened since they were consumed (so they are still in
-// the buffer, just before the read position); the partial-body reader uses
-// it to return bytes it borrowed while stitching two segments together.
-func (b *Buffered) Unconsume(n int) bool {
-	if n > b.r {
-		return false
-	}
-	b.r -= n
-	b.offset -= int64(n)
-	return true
 }
 
 // Read implements io.Reader. A read at least as large as the buffer goes
@@ -184,27 +198,68 @@ func ReadVia(r Reader, p []byte) (int, error) {
 	return 0, err
 }
 
-// WriteTo drains r into w without an intermediate buffer: each peeked slice
-// goes straight to w.
+// gatherMin is the smallest round WriteTo passes to the writer as it is;
+// smaller rounds (the segments of a body framed in 8 KiB partial lengths)
+// are gathered into a buffer of DefaultSize first, so the writer, and the
+// write(2) behind it, sees buffer-sized writes: gpg's pipes otherwise cost
+// one system call per 8 KiB.
+const gatherMin = DefaultSize / 2
+
+// WriteTo drains r into w. A round of at least gatherMin bytes goes
+// straight from r's buffer to w; smaller ones are gathered first (one
+// copy), so every write but the last is at least gatherMin bytes.
 func WriteTo(r Reader, w io.Writer) (int64, error) {
 	var total int64
+	var g []byte // gathered rounds, not yet written
+	flush := func() error {
+		if len(g) == 0 {
+			return nil
+		}
+		n, err := w.Write(g)
+		if err == nil && n < len(g) {
+			err = io.ErrShortWrite
+		}
+		g = g[:0]
+		return err
+	}
 	for {
 		buf, err := r.Peek(1)
-		if len(buf) > 0 {
-			n, werr := w.Write(buf)
-			r.Consume(n)
-			total += int64(n)
-			if werr != nil {
-				return total, werr
+		for len(buf) > 0 {
+			if len(g) == 0 && len(buf) >= gatherMin {
+				n, werr := w.Write(buf)
+				r.Consume(n)
+				total += int64(n)
+				if werr != nil {
+					return total, werr
+				}
+				if n < len(buf) {
+					return total, io.ErrShortWrite
+				}
+				break
 			}
-			if n < len(buf) {
-				return total, io.ErrShortWrite
+			if g == nil {
+				g = make([]byte, 0, DefaultSize)
 			}
-		}
-		if err == io.EOF {
-			return total, nil
+			k := min(len(buf), cap(g)-len(g))
+			g = append(g, buf[:k]...)
+			r.Consume(k)
+			buf = buf[k:]
+			if len(g) == cap(g) {
+				if werr := flush(); werr != nil {
+					return total, werr
+				}
+				total += int64(cap(g))
+			}
 		}
 		if err != nil {
+			n := int64(len(g))
+			if werr := flush(); werr != nil {
+				return total, werr
+			}
+			total += n
+			if err == io.EOF {
+				return total, nil
+			}
 			return total, err
 		}
 	}

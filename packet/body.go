@@ -13,25 +13,34 @@ import (
 // definite lengths, the chain of partial body lengths (RFC 9580 §4.2.1.4)
 // and the old format's indeterminate length.
 //
+// Peek hands out what the reader below holds, up to the end of the current
+// segment: a consumer asking for one byte gets the rest of the segment (or
+// of the buffer below), so bulk moves in segment-sized rounds however the
+// writer framed the body. Only a Peek that needs more bytes than the
+// segment has left (a header or length octets split by a boundary) joins
+// segments, in a small side buffer.
+//
 // Copies per byte: none while a Peek fits inside the current segment (the
-// slice handed out is the reader below's buffer). A Peek that crosses a
-// partial-length boundary copies the few bytes on each side into a small
-// stitch buffer; once the consumer has moved past the old segment, the
-// borrowed bytes of the new one are given back to the reader below
-// (Unconsume), so the bulk of the stream is never copied here.
+// slice handed out is the reader below's buffer). A Peek of n bytes across
+// a boundary copies the n bytes it needs: the end of the old segment,
+// consumed below and kept in the side buffer until consumed here, and the
+// first bytes of the new one, copied but left unconsumed below, so once the
+// consumer is past the old bytes the new segment is read in place again.
 type Body struct {
 	src       iobuf.Reader
 	tag       Tag
-	remaining int64 // bytes left in the current segment
+	remaining int64 // bytes left in the current segment, below
 	partial   bool  // more segments follow the current one
 	indeterm  bool  // old-format indeterminate length: the body ends with the input
 	offset    int64 // bytes of body consumed
 	hdrOff    int64 // the packet header's offset, for errors
 	err       error // sticky
 
-	stitch    []byte // bytes joined across a segment boundary, unconsumed
-	stitchOld int    // how many of them came from segments before the current one
-	stitchBuf []byte
+	// join is the side buffer of a Peek across a boundary: join[:old] are
+	// bytes of finished segments, already consumed below; join[old:] is a
+	// copy of the current segment's first bytes, not consumed below.
+	join []byte
+	old  int
 }
 
 // NewBody returns the body of the packet whose header h was just read from src.
@@ -75,137 +84,122 @@ func (b *Body) truncated() error {
 
 // Peek implements iobuf.Reader.
 func (b *Body) Peek(n int) ([]byte, error) {
-	for {
-		if len(b.stitch) > 0 {
-			if len(b.stitch) >= n {
-				return b.stitch, nil
-			}
-			if b.stitchOld == 0 {
-				// Everything left in the stitch is from the current
-				// segment and was the last thing consumed below: give it
-				// back and read the segment in place again.
-				if u, ok := b.src.(iobuf.Unconsumer); ok && u.Unconsume(len(b.stitch)) {
-					b.remaining += int64(len(b.stitch))
-					b.stitch = b.stitch[:0]
-					continue
-				}
-			}
-			if err := b.fillStitch(n); err != nil {
-				return b.stitch, err
-			}
-			if len(b.stitch) < n {
-				return b.stitch, io.EOF
-			}
-			return b.stitch, nil
-		}
-		if b.err != nil {
-			return nil, b.err
-		}
-		if b.remaining == 0 {
-			if !b.partial {
-				return nil, io.EOF
-			}
-			if err := b.nextSegment(); err != nil {
-				b.err = err
-				return nil, err
-			}
-			continue
-		}
-		want := n
-		if int64(want) > b.remaining {
-			want = int(b.remaining)
-		}
-		buf, err := b.src.Peek(max(want, 1))
-		if int64(len(buf)) > b.remaining {
-			buf = buf[:b.remaining]
-		}
-		if len(buf) >= n && len(buf) > 0 {
-			return buf, nil
-		}
-		if int64(len(buf)) == b.remaining && b.partial {
-			// The request crosses into the next segment.
-			b.stitch = append(b.stitchBuf[:0], buf...)
-			b.src.Consume(len(buf))
-			b.remaining = 0
-			b.stitchOld = len(b.stitch)
-			if err := b.fillStitch(n); err != nil {
-				return b.stitch, err
-			}
-			if len(b.stitch) < n {
-				return b.stitch, io.EOF
-			}
-			return b.stitch, nil
-		}
-		if int64(len(buf)) == b.remaining {
-			return buf, io.EOF // the body ends within the request
-		}
-		// The reader below ran dry inside the body.
-		if errors.Is(err, io.EOF) {
-			if b.indeterm {
-				// The end of the input is the end of the body.
-				return buf, io.EOF
-			}
-			err = b.truncated()
-		}
-		if err == nil {
-			err = io.ErrNoProgress
-		}
-		b.err = err
-		return buf, err
+	if n > iobuf.MaxPeek {
+		return nil, iobuf.ErrPeekTooLarge
 	}
+	if b.old > 0 {
+		if b.old >= n {
+			return b.join[:b.old], nil
+		}
+		return b.joinPeek(n)
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	for b.remaining == 0 {
+		if !b.partial {
+			return nil, io.EOF
+		}
+		if n == 0 {
+			// Read nothing: parse the next length only if it is buffered.
+			if buf, _ := b.src.Peek(0); len(buf) == 0 {
+				return nil, nil
+			} else if _, _, _, need := parseNewLength(buf); need > 0 {
+				return nil, nil
+			}
+		}
+		if err := b.nextSegment(); err != nil {
+			b.err = err
+			return nil, err
+		}
+	}
+	buf, err := b.src.Peek(int(min(int64(n), b.remaining)))
+	if int64(len(buf)) > b.remaining {
+		buf = buf[:b.remaining]
+	}
+	if len(buf) >= n && (len(buf) > 0 || err == nil) {
+		return buf, nil
+	}
+	if int64(len(buf)) == b.remaining {
+		if b.partial {
+			return b.joinPeek(n) // the request crosses into the next segment
+		}
+		return buf, io.EOF // the body ends within the request
+	}
+	// The reader below ran dry inside the body.
+	if errors.Is(err, io.EOF) {
+		if b.indeterm {
+			// The end of the input is the end of the body.
+			return buf, io.EOF
+		}
+		err = b.truncated()
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	b.err = err
+	return buf, err
 }
 
-// fillStitch appends bytes from the following segments until the stitch
-// holds n bytes or the body ends.
-func (b *Body) fillStitch(n int) error {
-	for len(b.stitch) < n {
+// joinPeek serves a Peek of n bytes that the current segment cannot: the
+// rest of each segment that the request covers whole moves into the side
+// buffer (consumed below), and the segment where the request ends lends a
+// copy of its first bytes.
+func (b *Body) joinPeek(n int) ([]byte, error) {
+	b.join = b.join[:b.old]
+	for {
 		if b.err != nil {
-			return b.err
+			return b.join, b.err
 		}
 		if b.remaining == 0 {
 			if !b.partial {
-				return nil
+				return b.join, io.EOF // the body ends within the request
 			}
 			if err := b.nextSegment(); err != nil {
 				b.err = err
-				return err
+				return b.join, err
 			}
-			b.stitchOld = len(b.stitch)
 			continue
 		}
-		want := n - len(b.stitch)
-		if int64(want) > b.remaining {
-			want = int(b.remaining)
-		}
-		buf, err := b.src.Peek(want)
-		if len(buf) > want {
-			buf = buf[:want]
-		}
-		b.stitch = append(b.stitch, buf...)
-		b.stitchBuf = b.stitch[:0]
-		b.src.Consume(len(buf))
-		b.remaining -= int64(len(buf))
-		if len(buf) < want {
+		need := n - len(b.join)
+		take := int(min(int64(need), b.remaining))
+		buf, err := b.src.Peek(take)
+		if len(buf) < take {
+			if errors.Is(err, io.EOF) && b.indeterm {
+				b.join = append(b.join, buf...)
+				return b.join, io.EOF
+			}
 			if err == nil || errors.Is(err, io.EOF) {
 				err = b.truncated()
 			}
 			b.err = err
-			return err
+			return b.join, err
 		}
+		b.join = append(b.join, buf[:take]...)
+		if take == need {
+			return b.join, nil // join[old:] stays unconsumed below
+		}
+		b.src.Consume(take)
+		b.remaining -= int64(take)
+		b.old = len(b.join)
 	}
-	return nil
 }
 
 // Consume implements iobuf.Reader.
 func (b *Body) Consume(n int) {
+	if n < 0 {
+		panic("packet: Consume beyond the peeked body")
+	}
 	b.offset += int64(n)
-	if len(b.stitch) > 0 {
-		if n > len(b.stitch) {
-			panic("packet: Consume beyond the peeked body")
+	if b.old > 0 {
+		if n <= b.old {
+			// Still inside the joined bytes of finished segments.
+			b.join = append(b.join[:0], b.join[n:b.old]...)
+			b.old -= n
+			return
 		}
-		b.stitch = b.stitch[n:]
-		b.stitchOld = max(0, b.stitchOld-n)
-		return
+		n -= b.old
+		b.join, b.old = b.join[:0], 0
 	}
 	if int64(n) > b.remaining {
 		panic("packet: Consume beyond the peeked body")
@@ -214,8 +208,20 @@ func (b *Body) Consume(n int) {
 	b.remaining -= int64(n)
 }
 
-// Read implements io.Reader.
-func (b *Body) Read(p []byte) (int, error) { return iobuf.ReadVia(b, p) }
+// Read implements io.Reader. Inside a segment it is the reader below's
+// Read, so a large read of an unbuffered stretch goes straight from the
+// source into p.
+func (b *Body) Read(p []byte) (int, error) {
+	if len(p) > 0 && b.old == 0 && b.remaining > 0 && b.err == nil {
+		m, _ := b.src.Read(p[:min(int64(len(p)), b.remaining)])
+		if m > 0 {
+			b.remaining -= int64(m)
+			b.offset += int64(m)
+			return m, nil
+		}
+	}
+	return iobuf.ReadVia(b, p)
+}
 
 // WriteTo implements io.WriterTo without an intermediate buffer.
 func (b *Body) WriteTo(w io.Writer) (int64, error) { return iobuf.WriteTo(b, w) }
