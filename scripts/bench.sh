@@ -1,22 +1,33 @@
 #!/usr/bin/env bash
-# make bench: pgpstream against gpg and rnp on the same files, timed with
-# hyperfine in alternating rounds (each round runs every command of a case
-# once, in a rotated order, so drift on a shared machine hits all alike),
-# then tabulated as medians into docs/BENCHMARKS.md.
+# make bench: pgpstream beside gpg (and rnp where it reads the format) on
+# the files users have, each made by the real peer the way users make it:
+# gpg from a pipe (8 KiB partial lengths) and from a file, gpg's default
+# compression, gpg -a, gpg -c, rnp's tag 20 from a pipe, our own tag 20
+# and SEIPD v2, a signed message and a detached signature; decrypted to
+# /dev/null, to a file on disk and through a pipe. Beside them the physical
+# limits: `cat FILE > /dev/null` and one core's SHA-1 over the same bytes.
 #
-#   BENCH_MIB=1024 BENCH_ROUNDS=5 make bench
+# Timing: hyperfine in alternating rounds (each round runs every command of
+# a case once, in a rotated order, so drift on a shared machine hits all
+# alike), medians over the rounds. Then every pgpstream command runs once
+# more under strace to count its write(2) calls and the small ones.
+# Output: docs/BENCHMARKS.md (the hand-written analysis below "## Analysis"
+# is kept).
+#
+#   BENCH_MIB=256 BENCH_ROUNDS=3 make bench       # the default: a few minutes
 set -euo pipefail
 bin=$(realpath "${1:-bin/pgpstream}")
 root=$(cd "$(dirname "$0")/.." && pwd)
-mib=${BENCH_MIB:-1024}
-rounds=${BENCH_ROUNDS:-5}
+mib=${BENCH_MIB:-256}
+rounds=${BENCH_ROUNDS:-3}
 out=${BENCH_OUT:-$root/docs/BENCHMARKS.md}
-for tool in hyperfine gpg rnp rnpkeys; do
-	command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install hyperfine gnupg rnp)" >&2; exit 2; }
+for tool in hyperfine gpg rnp rnpkeys strace; do
+	command -v "$tool" >/dev/null || { echo "bench: needs $tool (apt-get install hyperfine gnupg rnp strace)" >&2; exit 2; }
 done
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/pgpstream-bench.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/benchwork.XXXXXX")
 trap 'gpgconf --homedir "$work/gpg" --kill all 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -m 700 "$work/gpg" "$work/rnp"
+(cd "$root" && go build -o "$work/benchtab" ./scripts/benchtab)
 
 # One key for everyone: made by gpg (ed25519 + cv25519), imported into
 # pgpstream and rnp, no passphrase.
@@ -29,80 +40,122 @@ rnpkeys --homedir "$work/rnp" --import "$work/sec.asc" >/dev/null 2>&1
 G="gpg --homedir $work/gpg --batch --yes --trust-model always --quiet"
 P="$bin --homedir $work/pgp --batch --yes"
 R="rnp --homedir $work/rnp --password="
-plain=$work/plain
-head -c $((mib << 20)) /dev/urandom > "$plain"
+RP="rnp --homedir $work/rnp --password=pw"
+PW="--pinentry-mode loopback --passphrase pw"
 
-# The encrypted files every decrypter reads.
-$G -e -r bench --cipher-algo AES128 --compress-algo none -o "$work/v1.gpg" "$plain"
-$P -e -r bench --cipher-algo aes128 --compress-algo none -o "$work/v1.pgp" "$plain"
-aead=no
-if $P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o "$work/ocb20.pgp" "$plain" 2>/dev/null; then
-	aead=yes
-	for m in gcm eax ocb; do
-		$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --aead-algo "$m" -o "$work/v2-$m.pgp" "$plain"
-	done
-	rnp --homedir "$work/rnp" -e -r bench --cipher AES128 -z 0 --aead=eax --output "$work/eax20.rnp" "$plain" >/dev/null 2>&1 || true
-fi
+# The plaintext: text (base64 of random bytes), so that gpg's default
+# compression has something to do, and everything else sees the same bytes.
+plain=$work/plain
+head -c $((mib * 786432)) /dev/urandom | base64 -w 76 | { head -c $((mib << 20)); cat > /dev/null; } > "$plain"
+
+echo "making the messages ($mib MiB each)"
+W=$work
+$G -e -r bench --cipher-algo AES128 --compress-algo none < "$plain" > "$W/gpg-pipe.gpg"
+$G -e -r bench --cipher-algo AES128 --compress-algo none -o "$W/gpg-file.gpg" "$plain"
+$G -e -r bench -o "$W/gpg-zlib.gpg" "$plain"
+$G -e -a -r bench --cipher-algo AES128 --compress-algo none -o "$W/gpg-armor.asc" "$plain"
+$G -c $PW --cipher-algo AES128 --compress-algo none < "$plain" > "$W/gpg-sym.gpg"
+$G -s -e -r bench --cipher-algo AES128 --compress-algo none -o "$W/gpg-signed.gpg" "$plain"
+$G -b -o "$W/plain.sig" "$plain"
+$R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < "$plain" > "$W/rnp-ocb.rnp" 2>/dev/null
+$R -e -r bench --cipher AES128 -z 0 --aead=eax --output=- < "$plain" > "$W/rnp-eax.rnp" 2>/dev/null
+$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o "$W/ours-ocb20.pgp" < "$plain"
+$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead -o "$W/ours-v2.pgp" < "$plain"
+for f in "$W"/*.gpg "$W"/*.rnp "$W"/*.pgp "$W"/*.asc; do
+	[ -s "$f" ] || { echo "bench: $f was not made" >&2; exit 2; }
+done
 
 results=$work/results
 mkdir -p "$results"
-# bench CASE CMD... : ROUNDS alternating rounds of one run per command.
+cases=()
+# bench NAME TITLE CMD... : ROUNDS alternating rounds of one run per command.
 bench() {
-	local name=$1
-	shift
+	local name=$1 title=$2
+	shift 2
 	local cmds=("$@") n=$#
-	echo "== $name"
+	echo "== $title"
 	for ((r = 0; r < rounds; r++)); do
 		local rotated=()
 		for ((i = 0; i < n; i++)); do rotated+=("${cmds[$(((i + r) % n))]}"); done
 		hyperfine --runs 1 --style none --export-json "$results/$name.$r.json" "${rotated[@]}" >/dev/null
 	done
+	# Round 0 is not rotated: its file names the commands in order.
+	cases+=("$title=$results/$name.*.json")
+	printf '%s\n' "$title" "${cmds[0]}" >> "$results/pgpstream-commands"
 }
 
-bench decrypt-seipd1-gpgfile \
-	"$P -d $work/v1.gpg > /dev/null" \
-	"$G -d $work/v1.gpg > /dev/null" \
-	"$R --decrypt $work/v1.gpg --output=- > /dev/null"
-bench encrypt-seipd1 \
-	"$P -e -r bench --cipher-algo aes128 --compress-algo none -o - $plain > /dev/null" \
-	"$G -e -r bench --cipher-algo AES128 --compress-algo none -o - $plain > /dev/null" \
-	"rnp --homedir $work/rnp -e -r bench --cipher AES128 -z 0 --output=- $plain > /dev/null"
-cases=("SEIPD v1 decrypt (file by gpg)=$results/decrypt-seipd1-gpgfile.*.json" "SEIPD v1 encrypt=$results/encrypt-seipd1.*.json")
-if [ "$aead" = yes ]; then
-	bench decrypt-ocb20 \
-		"$P -d $work/ocb20.pgp > /dev/null" \
-		"$G -d $work/ocb20.pgp > /dev/null" \
-		"$R --decrypt $work/ocb20.pgp --output=- > /dev/null"
-	bench encrypt-ocb-pipe \
-		"dd if=/dev/zero bs=1M count=$mib status=none | $P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o - > /dev/null" \
-		"dd if=/dev/zero bs=1M count=$mib status=none | dd of=/dev/null bs=1M status=none"
-	bench decrypt-seipd2 \
-		"$P -d $work/v2-ocb.pgp > /dev/null" \
-		"$P -d $work/v2-gcm.pgp > /dev/null" \
-		"$P -d $work/v2-eax.pgp > /dev/null"
-	cases+=("Tag 20 OCB decrypt=$results/decrypt-ocb20.*.json" "OCB encrypt from a pipe=$results/encrypt-ocb-pipe.*.json" "SEIPD v2 decrypt=$results/decrypt-seipd2.*.json")
-	if [ -s "$work/eax20.rnp" ]; then
-		bench decrypt-eax20 \
-			"$P -d $work/eax20.rnp > /dev/null" \
-			"$R --decrypt $work/eax20.rnp --output=- > /dev/null"
-		cases+=("Tag 20 EAX decrypt (file by rnp)=$results/decrypt-eax20.*.json")
-	fi
-fi
+d=/dev/null
+o=$W/out
+bench dec-gpg-pipe "gpg from a pipe (8 KiB partial lengths), decrypt to /dev/null" \
+	"$P -d $W/gpg-pipe.gpg > $d" "$G -d $W/gpg-pipe.gpg > $d" "$R -d $W/gpg-pipe.gpg --output=- > $d"
+bench dec-gpg-pipe-file "the same, decrypt -o FILE (on disk)" \
+	"$P -d -o $o $W/gpg-pipe.gpg" "$G -d -o $o $W/gpg-pipe.gpg" "$R -d $W/gpg-pipe.gpg --overwrite --output=$o"
+bench dec-gpg-pipe-pipe "the same, decrypt into a pipe" \
+	"$P -d $W/gpg-pipe.gpg | cat > $d" "$G -d $W/gpg-pipe.gpg | cat > $d" "$R -d $W/gpg-pipe.gpg --output=- | cat > $d"
+bench dec-gpg-file "gpg from a file (one definite length), decrypt to /dev/null" \
+	"$P -d $W/gpg-file.gpg > $d" "$G -d $W/gpg-file.gpg > $d" "$R -d $W/gpg-file.gpg --output=- > $d" \
+	"cat $W/gpg-file.gpg > $d" "$W/benchtab -sha1 $W/gpg-file.gpg > $d"
+bench dec-gpg-zlib "gpg's defaults (ZLIB), decrypt to /dev/null" \
+	"$P -d $W/gpg-zlib.gpg > $d" "$G -d $W/gpg-zlib.gpg > $d" "$R -d $W/gpg-zlib.gpg --output=- > $d"
+bench dec-gpg-armor "gpg -a, decrypt to /dev/null" \
+	"$P -d $W/gpg-armor.asc > $d" "$G -d $W/gpg-armor.asc > $d" "$R -d $W/gpg-armor.asc --output=- > $d"
+bench dec-gpg-sym "gpg -c from a pipe, decrypt to /dev/null" \
+	"$P $PW -d $W/gpg-sym.gpg > $d" "$G $PW -d $W/gpg-sym.gpg > $d" "$RP -d $W/gpg-sym.gpg --output=- > $d"
+bench dec-gpg-signed "gpg -s -e, decrypt and verify to /dev/null" \
+	"$P -d $W/gpg-signed.gpg > $d" "$G -d $W/gpg-signed.gpg > $d" "$R -d $W/gpg-signed.gpg --output=- > $d"
+bench verify-detached "gpg -b, verify the detached signature" \
+	"$P --verify $W/plain.sig $plain" "$G --verify $W/plain.sig $plain" "rnp --homedir $W/rnp --verify $W/plain.sig --source=$plain"
+bench dec-rnp-ocb "rnp tag 20 OCB from a pipe, decrypt to /dev/null (gpg 2.2 reads no AEAD)" \
+	"$P -d $W/rnp-ocb.rnp > $d" "$R -d $W/rnp-ocb.rnp --output=- > $d" "cat $W/rnp-ocb.rnp > $d"
+bench dec-rnp-eax "rnp tag 20 EAX from a pipe, decrypt to /dev/null" \
+	"$P -d $W/rnp-eax.rnp > $d" "$R -d $W/rnp-eax.rnp --output=- > $d"
+bench dec-ours-ocb20 "pgpstream tag 20 OCB, decrypt to /dev/null" \
+	"$P -d $W/ours-ocb20.pgp > $d" "$R -d $W/ours-ocb20.pgp --output=- > $d" "cat $W/ours-ocb20.pgp > $d"
+bench dec-ours-v2 "pgpstream SEIPD v2 OCB, decrypt to /dev/null (neither gpg 2.2 nor rnp 0.16 reads it)" \
+	"$P -d $W/ours-v2.pgp > $d" "cat $W/ours-v2.pgp > $d"
+bench enc-pipe "SEIPD v1 encrypt from a pipe to /dev/null" \
+	"$P -e -r bench --cipher-algo aes128 --compress-algo none < $plain > $d" \
+	"$G -e -r bench --cipher-algo AES128 --compress-algo none < $plain > $d" \
+	"$R -e -r bench --cipher AES128 -z 0 --output=- < $plain > $d"
+bench enc-file "SEIPD v1 encrypt -o FILE (on disk)" \
+	"$P -e -r bench --cipher-algo aes128 --compress-algo none -o $o $plain" \
+	"$G -e -r bench --cipher-algo AES128 --compress-algo none -o $o $plain" \
+	"$R -e -r bench --cipher AES128 -z 0 --overwrite --output=$o $plain"
+bench enc-ocb20 "tag 20 OCB encrypt from a pipe to /dev/null" \
+	"$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis < $plain > $d" \
+	"$R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < $plain > $d"
+rm -f "$o"
+
+# write(2) calls of each pgpstream command, and those under 4 KiB.
+echo "== write(2) counts"
+writes=$work/writes
+: > "$writes"
+while read -r name && read -r cmd; do
+	traced=${cmd/"$bin"/strace -f -qq -e trace=write -o $work/trace $bin}
+	bash -c "$traced" >/dev/null 2>&1 || true
+	awk -v n="$name" '/write\(/ && !/write\(2,/ { r = $NF; if (r ~ /^[0-9]+$/) { t++; if (r + 0 < 4096) s++ } }
+		END { printf "%s\t%d\t%d\n", n, t, s }' "$work/trace" >> "$writes"
+done < "$results/pgpstream-commands"
 
 # Commands as the document shows them: the binary, work dir and common
 # options abbreviated.
 shorten() {
 	sed -e "s#$bin#pgpstream#g" -e "s#$work#W#g" -e 's#pgpstream --homedir W/pgp --batch --yes#$P#g' \
-		-e 's#gpg --homedir W/gpg --batch --yes --trust-model always --quiet#$G#g' -e 's#rnp --homedir W/rnp --password=#$R#g'
+		-e 's#gpg --homedir W/gpg --batch --yes --trust-model always --quiet#$G#g' -e 's#rnp --homedir W/rnp --password=pw#$RP#g' -e 's#rnp --homedir W/rnp --password=#$R#g' \
+		-e 's#--pinentry-mode loopback --passphrase pw#$PW#g'
 }
-table=$(cd "$root" && go run ./scripts/benchtab -bytes $((mib << 20)) "${cases[@]}" | shorten)
+table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 {
 	echo "# Benchmarks"
 	echo
-	echo "Written by \`make bench\` ($(date -u +%Y-%m-%d)): $mib MiB of random data, $rounds alternating"
-	echo "rounds per case (hyperfine, one run per command per round, order rotated), medians."
-	echo "MB/s = 10^6 bytes per second of plaintext. \"vs first\" is the first row's median over this row's:"
-	echo "above 1 the row is slower than pgpstream. The machine is shared and noisy: trust ratios over absolutes."
+	echo "Written by \`make bench\` ($(date -u +%Y-%m-%d)): $mib MiB of text (base64 of random bytes) per message,"
+	echo "$rounds alternating rounds per case (hyperfine, one run per command per round, order rotated),"
+	echo "medians. MB/s = 10^6 bytes per second of plaintext. \"time / first's\" is the row's median over the"
+	echo "case's first row (pgpstream): above 1 pgpstream is that many times faster. Each message is made"
+	echo "by the peer named, the way users make it (a pipe into gpg gives 8 KiB partial lengths, a file one"
+	echo "definite length). \`cat\` and \`benchtab -sha1\` (one core's SHA-1, SHA-NI) over the same file are the"
+	echo "physical limits. The machine is shared: others compile and test on it during the run, so trust"
+	echo "ratios within a case over absolutes."
 	echo
 	echo "## Machine"
 	echo
@@ -110,16 +163,46 @@ table=$(cd "$root" && go run ./scripts/benchtab -bytes $((mib << 20)) "${cases[@
 	echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 	echo "flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|avx2|avx512f|vaes|vpclmulqdq|sha_ni' | tr '\n' ' ')"
 	echo "$("$bin" --version | head -1); $(gpg --version | head -1); $(gpg --version | sed -n 2p); $(rnp --version | head -1)"
+	echo "load average at the end of the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo '```'
 	echo
 	echo "## Results"
 	echo
 	echo "$table"
 	echo
+	echo "## write(2) calls of pgpstream"
+	echo
+	echo "Each case's pgpstream command once more under \`strace -f -e trace=write\`: its write(2) calls"
+	echo "(standard error's not counted), and those of fewer than 4 KiB (the last write of a stream may be one)."
+	echo
+	echo "| case | write(2) calls | under 4 KiB |"
+	echo "|---|---:|---:|"
+	while IFS=$'\t' read -r name total small; do echo "| $name | $total | $small |"; done < "$writes"
+	echo
 	echo "## Commands"
 	echo
 	echo "\`\$P\` is \`pgpstream --homedir H --batch --yes\`, \`\$G\` is \`gpg --homedir H --batch --yes --trust-model always --quiet\`,"
-	echo "\`\$R\` is \`rnp --homedir H --password=\`; one ed25519/cv25519 key made by gpg and imported into the others."
+	echo "\`\$R\` is \`rnp --homedir H --password=\` (\`\$RP\` with \`pw\`), \`\$PW\` is \`--pinentry-mode loopback --passphrase pw\`; one ed25519/cv25519"
+	echo "key made by gpg and imported into the others. The messages:"
+	echo
+	echo '```'
+	cat <<-EOF | shorten
+	head -c $((mib * 786432)) /dev/urandom | base64 -w 76 | head -c $((mib << 20)) > W/plain
+	\$G -e -r bench --cipher-algo AES128 --compress-algo none < W/plain > W/gpg-pipe.gpg
+	\$G -e -r bench --cipher-algo AES128 --compress-algo none -o W/gpg-file.gpg W/plain
+	\$G -e -r bench -o W/gpg-zlib.gpg W/plain
+	\$G -e -a -r bench --cipher-algo AES128 --compress-algo none -o W/gpg-armor.asc W/plain
+	\$G -c \$PW --cipher-algo AES128 --compress-algo none < W/plain > W/gpg-sym.gpg
+	\$G -s -e -r bench --cipher-algo AES128 --compress-algo none -o W/gpg-signed.gpg W/plain
+	\$G -b -o W/plain.sig W/plain
+	\$R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < W/plain > W/rnp-ocb.rnp
+	\$R -e -r bench --cipher AES128 -z 0 --aead=eax --output=- < W/plain > W/rnp-eax.rnp
+	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o W/ours-ocb20.pgp < W/plain
+	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead -o W/ours-v2.pgp < W/plain
+	EOF
+	echo '```'
+	echo
+	echo "Timed, per case:"
 	echo
 	echo '```'
 	for f in "$results"/*.0.json; do
@@ -133,4 +216,4 @@ if [ -f "$out" ] && grep -q '^## Analysis' "$out"; then
 fi
 mv "$out.new" "$out"
 echo "wrote $out"
-cat "$out" | sed -n '/## Results/,/## Commands/p'
+sed -n '/## Results/,/## Commands/p' "$out"

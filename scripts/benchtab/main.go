@@ -1,12 +1,19 @@
 // Command benchtab turns the per-round hyperfine JSON files that bench.sh
 // writes into one Markdown table: the median wall time of each command
-// over all rounds, its throughput, and its ratio to a reference command.
+// over all rounds, its throughput, and its ratio to the case's first
+// command.
+//
+// With -sha1 FILE it is instead one of the physical limits the bench
+// measures: one core's SHA-1 (the standard library's, SHA-NI where the
+// CPU has it, as pgpstream's MDC uses) over FILE, read in 256 KiB blocks.
 package main
 
 import (
+	"crypto/sha1"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,11 +27,24 @@ type result struct {
 
 func main() {
 	bytes := flag.Float64("bytes", 1<<30, "bytes each command moves")
+	sha := flag.String("sha1", "", "hash this file with SHA-1 on one core and exit")
 	flag.Parse()
-	// Each argument: a glob of JSON files for one case; every command
-	// named in them gets a row. The first command of a case is the
-	// reference for the ratio column.
-	fmt.Println("| case | command | median s | MB/s | vs first | runs |")
+	if *sha != "" {
+		f, err := os.Open(*sha)
+		if err != nil {
+			fatal(err)
+		}
+		h := sha1.New()
+		if _, err := io.CopyBuffer(h, f, make([]byte, 256<<10)); err != nil {
+			fatal(err)
+		}
+		fmt.Printf("%x\n", h.Sum(nil))
+		return
+	}
+	// Each argument: NAME=GLOB, the JSON files of one case; every command
+	// named in them gets a row, in the order of the first file (round 0,
+	// not rotated). The first command is the reference for the ratio.
+	fmt.Println("| case | command | median s | MB/s | time / first's | runs |")
 	fmt.Println("|---|---|---:|---:|---:|---:|")
 	for _, arg := range flag.Args() {
 		name, glob, _ := strings.Cut(arg, "=")
@@ -47,26 +67,15 @@ func main() {
 				times[r.Command] = append(times[r.Command], r.Times...)
 			}
 		}
-		sort.SliceStable(order, func(i, j int) bool { return rank(order[i]) < rank(order[j]) })
 		var ref float64
 		for i, cmd := range order {
 			m := median(times[cmd])
 			if i == 0 {
 				ref = m
 			}
-			fmt.Printf("| %s | `%s` | %.3f | %.0f | %.2f× | %d |\n", name, shorten(cmd), m, *bytes/m/1e6, ref/m, len(times[cmd]))
+			fmt.Printf("| %s | `%s` | %.3f | %.0f | %.2f× | %d |\n", name, shorten(cmd), m, *bytes/m/1e6, m/ref, len(times[cmd]))
 		}
 	}
-}
-
-// rank puts pgpstream first, then gpg, rnp, and anything else.
-func rank(cmd string) int {
-	for i, p := range []string{"pgpstream", "gpg", "rnp"} {
-		if strings.Contains(cmd, p) {
-			return i
-		}
-	}
-	return 9
 }
 
 func shorten(cmd string) string { return strings.ReplaceAll(cmd, "|", "\\|") }
