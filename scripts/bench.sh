@@ -154,8 +154,10 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	echo "case's first row (pgpstream): above 1 pgpstream is that many times faster. Each message is made"
 	echo "by the peer named, the way users make it (a pipe into gpg gives 8 KiB partial lengths, a file one"
 	echo "definite length). \`cat\` and \`benchtab -sha1\` (one core's SHA-1, SHA-NI) over the same file are the"
-	echo "physical limits. The machine is shared: others compile and test on it during the run, so trust"
-	echo "ratios within a case over absolutes."
+	echo "physical limits. \"CPU s\" is the median user+system time of the whole command line (a pipe's"
+	echo "other end included), which waiting for a core does not inflate. The machine is shared: others"
+	echo "compile and test on it during the run, so trust ratios within a case over absolutes, and CPU"
+	echo "ratios where the wall-time ones disagree with them."
 	echo
 	echo "## Machine"
 	echo

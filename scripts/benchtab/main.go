@@ -23,6 +23,8 @@ import (
 type result struct {
 	Command string    `json:"command"`
 	Times   []float64 `json:"times"`
+	User    []float64 `json:"user"`
+	System  []float64 `json:"system"`
 }
 
 func main() {
@@ -44,12 +46,13 @@ func main() {
 	// Each argument: NAME=GLOB, the JSON files of one case; every command
 	// named in them gets a row, in the order of the first file (round 0,
 	// not rotated). The first command is the reference for the ratio.
-	fmt.Println("| case | command | median s | MB/s | time / first's | runs |")
-	fmt.Println("|---|---|---:|---:|---:|---:|")
+	fmt.Println("| case | command | median s | MB/s | time / first's | CPU s | CPU / first's | runs |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, arg := range flag.Args() {
 		name, glob, _ := strings.Cut(arg, "=")
 		files, _ := filepath.Glob(glob)
 		times := map[string][]float64{}
+		cpus := map[string][]float64{}
 		var order []string
 		for _, f := range files {
 			b, err := os.ReadFile(f)
@@ -65,15 +68,18 @@ func main() {
 					order = append(order, r.Command)
 				}
 				times[r.Command] = append(times[r.Command], r.Times...)
+				for i := range min(len(r.User), len(r.System)) {
+					cpus[r.Command] = append(cpus[r.Command], r.User[i]+r.System[i])
+				}
 			}
 		}
-		var ref float64
+		var ref, cref float64
 		for i, cmd := range order {
-			m := median(times[cmd])
+			m, c := median(times[cmd]), median(cpus[cmd])
 			if i == 0 {
-				ref = m
+				ref, cref = m, c
 			}
-			fmt.Printf("| %s | `%s` | %.3f | %.0f | %.2f× | %d |\n", name, shorten(cmd), m, *bytes/m/1e6, m/ref, len(times[cmd]))
+			fmt.Printf("| %s | `%s` | %.3f | %.0f | %.2f× | %.3f | %.2f× | %d |\n", name, shorten(cmd), m, *bytes/m/1e6, m/ref, c, c/cref, len(times[cmd]))
 		}
 	}
 }
