@@ -28,9 +28,16 @@ func FuzzFraming(f *testing.F) {
 			b := NewBody(r, h)
 			total := 0
 			for {
-				buf, err := b.Peek(int(peek)%600 + int(hold))
-				if len(buf) == 0 && err == nil {
-					t.Fatalf("Peek returned nothing and no error")
+				n := int(peek)%600 + int(hold)
+				buf, err := b.Peek(n)
+				if len(buf) < n && err == nil {
+					t.Fatalf("Peek(%d) returned %d bytes and no error", n, len(buf))
+				}
+				if n == 0 && len(buf) == 0 && err == nil {
+					// Peek(0) shows what is buffered; now ask for a byte.
+					if buf, err = b.Peek(1); len(buf) == 0 && err == nil {
+						t.Fatalf("Peek(1) returned nothing and no error")
+					}
 				}
 				if len(buf) > len(in) {
 					t.Fatalf("peek returned %d bytes from %d of input", len(buf), len(in))
