@@ -29,10 +29,11 @@ const mdcTrailer = 22
 // body to reserve ciphertext, so a partial-length boundary costs nothing.
 //
 // Copies per byte: one, the decryption from the body's buffer into this
-// reader's plaintext buffer, which the consumer reads in place; the SHA-1
-// reads each released byte once, on its own goroutine when there is a
-// second core. Per round of a buffer (256 KiB) the 22 held bytes move to
-// the front of the buffer.
+// reader's plaintext buffer, which the consumer reads in place. The SHA-1
+// reads each round in place too: with a second core on its own goroutine,
+// while the next round is decrypted into the stage's other buffer. Per
+// round of a buffer (256 KiB) the 22 held bytes move to the front of the
+// next buffer.
 //
 // Plaintext is released before the MDC is checked (a stream has no other
 // way); EOF, and only EOF, means the MDC verified. The caller decides what
@@ -42,7 +43,8 @@ type MDCReader struct {
 	stream cfb.Stream
 	sha    mdcHash
 	st     *iobuf.Stage
-	done   bool // the MDC verified
+	shared func([]byte, func()) // the hasher's WriteShared, when it hashes on its own goroutine
+	done   bool                 // the MDC verified
 	err    error
 	rounds int // fills, for the tests that count them
 }
@@ -70,7 +72,14 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 	if prefix[bs-2] != prefix[bs] || prefix[bs-1] != prefix[bs+1] {
 		return nil, ErrAuthentication
 	}
-	m := &MDCReader{src: src, stream: stream, sha: newMDCHash(), st: iobuf.NewStage(iobuf.DefaultSize, mdcTrailer)}
+	m := &MDCReader{src: src, stream: stream, sha: newMDCHash()}
+	if a, ok := m.sha.(asyncSHA1); ok {
+		// The hash reads each round in place, on its own goroutine, while
+		// the next round is decrypted into the stage's other buffer.
+		m.st, m.shared = iobuf.NewLendingStage(iobuf.DefaultSize, mdcTrailer), a.WriteShared
+	} else {
+		m.st = iobuf.NewStage(iobuf.DefaultSize, mdcTrailer)
+	}
 	m.sha.Write(prefix[:bs+2])
 	return m, nil
 }
@@ -79,6 +88,8 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 // or the body ends.
 func (m *MDCReader) fill(n int) {
 	m.rounds++
+	var rel []byte // released this round, to hash
+	defer func() { m.hash(rel) }()
 	for {
 		dst := m.st.Space(n)
 		if len(dst) == 0 {
@@ -88,8 +99,16 @@ func (m *MDCReader) fill(n int) {
 		if k := min(len(ct), len(dst)); k > 0 {
 			m.stream.XORKeyStream(dst[:k], ct[:k])
 			m.src.Consume(k)
-			if rel := m.st.Produce(k); len(rel) > 0 {
-				m.sha.Write(rel)
+			if r := m.st.Produce(k); len(r) > 0 {
+				switch {
+				case len(rel) == 0:
+					rel = r
+				case cap(rel) > len(rel) && &rel[:len(rel)+1][len(rel)] == &r[0]:
+					rel = rel[:len(rel)+len(r)]
+				default:
+					m.hash(rel) // not contiguous: the stage moved
+					rel = r
+				}
 			}
 			if k < len(ct) {
 				continue // the buffer is full; err is for later
@@ -99,13 +118,29 @@ func (m *MDCReader) fill(n int) {
 			continue
 		}
 		if !errors.Is(err, io.EOF) {
+			rel = nil // nothing more is hashed
 			m.err = err
 			m.sha.Close()
 			return
 		}
+		m.hash(rel)
+		rel = nil
 		m.check(m.st.End())
 		return
 	}
+}
+
+// hash hands released plaintext to the MDC's SHA-1: lent in place to its
+// goroutine, or hashed here.
+func (m *MDCReader) hash(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if m.shared != nil {
+		m.shared(p, m.st.Lend(p))
+		return
+	}
+	m.sha.Write(p)
 }
 
 // check verifies the MDC packet, the held-back end of the plaintext.

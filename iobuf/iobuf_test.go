@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"testing"
 	"testing/iotest"
 )
@@ -141,43 +142,74 @@ func (w *writeLog) Write(p []byte) (int, error) {
 // TestStage holds a trailer back over every way of producing and consuming.
 func TestStage(t *testing.T) {
 	data := pattern(10_000)
-	for _, keep := range []int{0, 1, 22} {
-		for _, size := range []int{64, 1000, 4096} {
-			for _, step := range []int{1, 7, 100, 5000} {
-				for _, peek := range []int{1, 30, 200} {
-					s := NewStage(size, keep)
-					var got, rel []byte
-					in := data
-					for {
-						for len(s.Ready()) < peek && !s.Ended() {
-							dst := s.Space(peek)
-							if len(dst) == 0 {
-								break
-							}
-							k := copy(dst, in[:min(step, len(in))])
-							in = in[k:]
-							rel = append(rel, s.Produce(k)...)
-							if len(in) == 0 {
-								tr := s.End()
-								if want := data[len(data)-keep:]; !bytes.Equal(tr, want) {
-									t.Fatalf("keep %d size %d step %d: trailer %x", keep, size, step, tr)
+	for _, lending := range []bool{false, true} {
+		for _, keep := range []int{0, 1, 22} {
+			for _, size := range []int{64, 1000, 4096} {
+				for _, step := range []int{1, 7, 100, 5000} {
+					for _, peek := range []int{1, 30, 200} {
+						s := NewStage(size, keep)
+						if lending {
+							s = NewLendingStage(size, keep)
+						}
+						// Loans come back one round late, from another
+						// goroutine, checking the lent bytes did not change.
+						var loans sync.WaitGroup
+						var back func()
+						var got, rel []byte
+						in := data
+						for {
+							for len(s.Ready()) < peek && !s.Ended() {
+								dst := s.Space(peek)
+								if len(dst) == 0 {
+									break
+								}
+								k := copy(dst, in[:min(step, len(in))])
+								in = in[k:]
+								r := s.Produce(k)
+								rel = append(rel, r...)
+								if lending && len(r) > 0 {
+									if back != nil {
+										back()
+									}
+									release, want := s.Lend(r), append([]byte(nil), r...)
+									loans.Add(1)
+									c := make(chan struct{})
+									back = func() { close(c) }
+									go func() {
+										defer loans.Done()
+										<-c
+										if !bytes.Equal(r, want) {
+											t.Errorf("lent bytes changed before they came back")
+										}
+										release()
+									}()
+								}
+								if len(in) == 0 {
+									tr := s.End()
+									if want := data[len(data)-keep:]; !bytes.Equal(tr, want) {
+										t.Fatalf("keep %d size %d step %d: trailer %x", keep, size, step, tr)
+									}
 								}
 							}
+							r := s.Ready()
+							if len(r) == 0 && s.Ended() {
+								break
+							}
+							if len(r) < peek && !s.Ended() {
+								t.Fatalf("keep %d size %d: %d ready after filling for %d", keep, size, len(r), peek)
+							}
+							take := min(len(r), peek)
+							got = append(got, r[:take]...)
+							s.Consume(take)
 						}
-						r := s.Ready()
-						if len(r) == 0 && s.Ended() {
-							break
+						if back != nil {
+							back()
 						}
-						if len(r) < peek && !s.Ended() {
-							t.Fatalf("keep %d size %d: %d ready after filling for %d", keep, size, len(r), peek)
+						loans.Wait()
+						want := data[:len(data)-keep]
+						if !bytes.Equal(got, want) || !bytes.Equal(rel, want) {
+							t.Fatalf("lending %v keep %d size %d step %d peek %d: got %d, released %d, want %d", lending, keep, size, step, peek, len(got), len(rel), len(want))
 						}
-						take := min(len(r), peek)
-						got = append(got, r[:take]...)
-						s.Consume(take)
-					}
-					want := data[:len(data)-keep]
-					if !bytes.Equal(got, want) || !bytes.Equal(rel, want) {
-						t.Fatalf("keep %d size %d step %d peek %d: got %d, released %d, want %d", keep, size, step, peek, len(got), len(rel), len(want))
 					}
 				}
 			}

@@ -1,5 +1,7 @@
 package iobuf
 
+import "sync"
+
 // Stage is the output buffer of a stage that transforms its input (a
 // decryption) and may have to keep its last Keep output bytes from the
 // consumer until the input ends: SEIPD v1 plaintext ends in the 22-byte MDC
@@ -16,12 +18,20 @@ package iobuf
 // the consumer reads Ready and Consumes. The only copy the helper makes is
 // moving what is left (the held bytes, plus any unread ones) to the front
 // of the buffer when it runs out of room: Keep bytes per buffer, when the
-// consumer reads whole rounds.
+// consumer reads whole rounds. A lending stage (NewLendingStage) moves them
+// to the front of its other buffer instead, so bytes it lent out stay put.
 type Stage struct {
 	buf     []byte
 	r, a, w int
 	keep    int
 	ended   bool
+
+	// A lending stage has two buffers: what is left moves to the front of
+	// the other one, after the loans on it are back.
+	lending bool
+	bufs    [2][]byte
+	loans   [2]sync.WaitGroup
+	cur     int
 }
 
 // NewStage returns a Stage of size bytes (DefaultSize if size <= 0) that
@@ -34,6 +44,50 @@ func NewStage(size, keep int) *Stage {
 		panic("iobuf: a stage must hold back less than its buffer")
 	}
 	return &Stage{buf: make([]byte, size), keep: keep}
+}
+
+// NewLendingStage is NewStage for a stage that lends released bytes to
+// another goroutine to read in place (the MDC's SHA-1, hashing on a second
+// core without copying): it keeps two buffers of size bytes and never
+// writes over a buffer while a loan on it is out. The stage fills one
+// buffer while the other is read.
+func NewLendingStage(size, keep int) *Stage {
+	s := NewStage(size, keep)
+	s.lending = true
+	s.bufs[0] = s.buf
+	s.bufs[1] = make([]byte, len(s.buf))
+	return s
+}
+
+// Lend marks p, released bytes of the current buffer, as read elsewhere
+// until the returned function is called; Space waits for that before it
+// writes over them. Only a lending stage lends.
+func (s *Stage) Lend(p []byte) (release func()) {
+	if !s.lending || len(p) == 0 || cap(p) > cap(s.buf) || &p[0] != &s.buf[:cap(s.buf)][cap(s.buf)-cap(p)] {
+		panic("iobuf: Lend of bytes not in a lending stage's current buffer")
+	}
+	wg := &s.loans[s.cur]
+	wg.Add(1)
+	return wg.Done
+}
+
+// front moves buf[from:w] to the front of a buffer: this one, or for a
+// lending stage the other one once its loans are back.
+func (s *Stage) front(from int) {
+	dst := s.buf
+	if s.lending {
+		o := 1 - s.cur
+		s.loans[o].Wait()
+		if len(s.bufs[o]) < len(s.buf) {
+			s.bufs[o] = make([]byte, len(s.buf))
+		}
+		dst, s.cur = s.bufs[o], o
+	}
+	k := copy(dst, s.buf[from:s.w])
+	s.buf = dst
+	s.r -= from
+	s.a -= from
+	s.w = k
 }
 
 // Ready returns the bytes released to the consumer.
@@ -61,15 +115,17 @@ func (s *Stage) Space(n int) []byte {
 		return nil
 	}
 	if s.r == s.a && s.a > 0 {
-		s.w = copy(s.buf, s.buf[s.a:s.w])
-		s.r, s.a = 0, 0
+		s.front(s.a)
 	} else if len(s.buf)-s.r < n+s.keep && s.r > 0 {
-		k := copy(s.buf, s.buf[s.r:s.w])
-		s.a -= s.r
-		s.w, s.r = k, 0
+		s.front(s.r)
 	}
 	if len(s.buf) < n+s.keep {
 		nb := make([]byte, max(n+s.keep, 2*len(s.buf)))
+		if s.lending {
+			s.loans[0].Wait()
+			s.loans[1].Wait()
+			s.bufs[s.cur], s.bufs[1-s.cur] = nb, make([]byte, len(nb))
+		}
 		copy(nb, s.buf[:s.w])
 		s.buf = nb
 	}
