@@ -2,6 +2,7 @@ package filter
 
 import (
 	"bytes"
+	"crypto/cipher"
 	"crypto/rand"
 	"io"
 	"math/bits"
@@ -172,6 +173,51 @@ func TestAEADRounds(t *testing.T) {
 					}
 					t.Logf("chunk %d seg %d %s threads %d: %d body rounds for %d segments, %d chunks; %d writes", s.chunkSize, seg, src.name, threads, cr.rounds, nseg, nchunk, out.sizes)
 				}
+			}
+		}
+	}
+}
+
+func TestSEDRounds(t *testing.T) {
+	size := 3<<20 + 12345
+	plain := payload(size)
+	key := bytes.Repeat([]byte{9}, 16)
+	block, err := packet.CipherAES128.NewBlock(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seg := range segments {
+		lit := reframe(packet.TagLiteral, append(packet.Literal{Format: 'b'}.Append(nil), plain...), seg)
+		// Tag 9: the prefix under a zero IV, then CFB resynchronised to
+		// the prefix's ciphertext (RFC 9580 §5.7).
+		prefix := make([]byte, 18)
+		rand.Read(prefix[:16])
+		prefix[16], prefix[17] = prefix[14], prefix[15]
+		ct := make([]byte, 18+len(lit))
+		cipher.NewCFBEncrypter(block, make([]byte, 16)).XORKeyStream(ct[:18], prefix)
+		cipher.NewCFBEncrypter(block, ct[2:18]).XORKeyStream(ct[18:], lit)
+		msg := reframe(packet.TagSED, ct, seg)
+		nseg := (len(msg) + seg - 1) / seg
+		for _, src := range sources {
+			r := iobuf.NewReader(src.wrap(bytes.NewReader(msg)), 0)
+			h, err := packet.ReadHeader(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cr := &countingReader{r: packet.NewBody(r, h)}
+			s, err := newSEDReader(cr, packet.CipherAES128, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := &writeCounter{}
+			d := &decryptor{opt: DecryptOptions{Events: nopEvents{}}, out: out, res: &Result{}}
+			d.sigs = verifier{res: d.res}
+			if err := d.plainPackets(s, 1); err != nil {
+				t.Fatalf("seg %d %s: %v", seg, src.name, err)
+			}
+			checkWrites(t, out, size)
+			if src.bulk && cr.rounds > 2*nseg+8 {
+				t.Errorf("seg %d %s: %d body rounds for %d segments: more than two per segment", seg, src.name, cr.rounds, nseg)
 			}
 		}
 	}
