@@ -23,8 +23,8 @@ import (
 type result struct {
 	Command string    `json:"command"`
 	Times   []float64 `json:"times"`
-	User    []float64 `json:"user"`
-	System  []float64 `json:"system"`
+	User    float64   `json:"user"`   // mean over the runs (bench.sh makes one per file)
+	System  float64   `json:"system"` // the same
 }
 
 func main() {
@@ -68,9 +68,7 @@ func main() {
 					order = append(order, r.Command)
 				}
 				times[r.Command] = append(times[r.Command], r.Times...)
-				for i := range min(len(r.User), len(r.System)) {
-					cpus[r.Command] = append(cpus[r.Command], r.User[i]+r.System[i])
-				}
+				cpus[r.Command] = append(cpus[r.Command], r.User+r.System)
 			}
 		}
 		var ref, cref float64
