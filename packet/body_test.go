@@ -147,3 +147,95 @@ func TestBodyTruncated(t *testing.T) {
 		}
 	}
 }
+
+// reframe writes body as one literal packet in partial segments of seg
+// bytes (any power of two, 1 included: hostile writers are not bound by
+// RFC 9580's 512-byte first segment), ending in a definite length.
+func reframe(body []byte, seg int) []byte {
+	out := []byte{0xc0 | byte(TagLiteral)}
+	for len(body) > seg {
+		l := 0
+		for 1<<l < seg {
+			l++
+		}
+		out = append(out, 224+byte(l))
+		out = append(out, body[:seg]...)
+		body = body[seg:]
+	}
+	out = AppendLength(out, int64(len(body)))
+	return append(out, body...)
+}
+
+// TestJoinAcrossTinySegments: Peeks larger than a segment join as many
+// segments as they need, and the bytes come out once each, in order.
+func TestJoinAcrossTinySegments(t *testing.T) {
+	for _, seg := range []int{1, 2, 64, 512} {
+		for _, size := range []int{0, 1, 5, 100, 3000} {
+			payload := make([]byte, size)
+			for i := range payload {
+				payload[i] = byte(i*7 + 1)
+			}
+			enc := reframe(payload, seg)
+			for _, peek := range []int{1, 3, 6, 22, 300} {
+				for _, hold := range []int{0, 22} {
+					for _, src := range []func() io.Reader{
+						func() io.Reader { return bytes.NewReader(enc) },
+						func() io.Reader { return oneByteReader{bytes.NewReader(enc)} },
+					} {
+						got := readBody(t, src(), 64, peek, hold)
+						if !bytes.Equal(got, payload) {
+							t.Fatalf("seg %d size %d peek %d hold %d: got %d bytes, differ", seg, size, peek, hold, len(got))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+type countingSource struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingSource) Read(p []byte) (int, error) { c.reads++; return c.r.Read(p) }
+
+// TestBodyPeekZero: Peek(0) shows what the reader below holds of the
+// current segment and reads nothing, at a boundary too.
+func TestBodyPeekZero(t *testing.T) {
+	payload := make([]byte, 5000)
+	src := &countingSource{r: bytes.NewReader(reframe(payload, 512))}
+	r := iobuf.NewReader(src, 4096)
+	h, err := ReadHeader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBody(r, h)
+	total := 0
+	for {
+		reads := src.reads
+		buf, err := b.Peek(0)
+		if src.reads != reads {
+			t.Fatalf("Peek(0) read from the source")
+		}
+		if err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		if len(buf) > 512 {
+			t.Fatalf("Peek(0) gave %d bytes, more than a segment", len(buf))
+		}
+		if len(buf) == 0 {
+			if buf, err = b.Peek(1); len(buf) == 0 {
+				if err != io.EOF {
+					t.Fatalf("Peek(1): %v", err)
+				}
+				break
+			}
+		}
+		b.Consume(len(buf))
+		total += len(buf)
+	}
+	if total != len(payload) {
+		t.Fatalf("read %d bytes, want %d", total, len(payload))
+	}
+}
