@@ -288,7 +288,7 @@ func TestAEADChunkBoundaries(t *testing.T) {
 					if wthreads == 2 {
 						ct = sealRaw(t, s, pt, 2, 1000)
 						if !bytes.Equal(ct, ref) {
-							t.Fatalf("%v %v chunk %d payload %d: parallel sealing differs", c.format, c.mode, s.chunkSize, n)
+							t.Fatalf("%v %v chunk %d payload %d: parallel sealing differs", c.format, c.mode, s.ChunkSize, n)
 						}
 					}
 					for _, rs := range sz.reads {
@@ -298,13 +298,13 @@ func TestAEADChunkBoundaries(t *testing.T) {
 						for _, threads := range []int{1, 2} {
 							got, err := openRaw(s, ct, threads, rs)
 							if err != nil || !bytes.Equal(got, pt) {
-								t.Fatalf("%v %v chunk %d payload %d read %d threads %d: %v (%d bytes)", c.format, c.mode, s.chunkSize, n, rs, threads, err, len(got))
+								t.Fatalf("%v %v chunk %d payload %d read %d threads %d: %v (%d bytes)", c.format, c.mode, s.ChunkSize, n, rs, threads, err, len(got))
 							}
 						}
 					}
 				}
 				// Expected length: chunks with tags and the final tag.
-				chunks := (n + s.chunkSize - 1) / s.chunkSize
+				chunks := (n + s.ChunkSize - 1) / s.ChunkSize
 				if len(ref) != n+(chunks+1)*aeadTagSize {
 					t.Fatalf("payload %d: %d bytes of chunk stream", n, len(ref))
 				}
@@ -320,7 +320,7 @@ func TestAEADTampering(t *testing.T) {
 		for _, threads := range []int{1, 2} {
 			const cb = 10 // 64 KiB chunks: the parallel path takes them
 			s := testSuite(t, c.format, c.mode, cb)
-			cs := s.chunkSize
+			cs := s.ChunkSize
 			full := cs + aeadTagSize
 			pt := seqPayload(3*cs + 100)
 			ct := sealRaw(t, s, pt, 1, 1<<20)
@@ -376,21 +376,21 @@ func TestAEADTampering(t *testing.T) {
 
 func withChunkByte(t *testing.T, s *aeadSuite, c aeadCase, cb byte) *aeadSuite {
 	o := testSuite(t, c.format, c.mode, cb)
-	o.chunkSize = s.chunkSize // the reader still cuts where the writer did
+	o.ChunkSize = s.ChunkSize // the reader still cuts where the writer did
 	return o
 }
 
 func otherIV(t *testing.T, s *aeadSuite, c aeadCase) *aeadSuite {
 	if c.format == SEIPDv2 {
-		o, err := newSEIPDv2Suite(s.cipher, s.mode, s.head[4], bytes.Repeat([]byte{8}, 32), bytes.Repeat([]byte{0x42}, 16))
+		o, err := newSEIPDv2Suite(s.Cipher, s.Mode, s.Head[4], bytes.Repeat([]byte{8}, 32), bytes.Repeat([]byte{0x42}, 16))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return o
 	}
 	o := *s
-	o.iv = bytes.Clone(s.iv)
-	o.iv[0] ^= 1
+	o.IV = bytes.Clone(s.IV)
+	o.IV[0] ^= 1
 	return &o
 }
 
@@ -458,7 +458,7 @@ func BenchmarkAEAD(b *testing.B) {
 		for _, mode := range []packet.AEADAlgo{packet.AEADOCB, packet.AEADGCM} {
 			s := testSuite(b, SEIPDv2, mode, cb)
 			for _, threads := range []int{1, 2} {
-				name := fmt.Sprintf("%v/chunk=%dK/threads=%d", mode, s.chunkSize>>10, threads)
+				name := fmt.Sprintf("%v/chunk=%dK/threads=%d", mode, s.ChunkSize>>10, threads)
 				b.Run("seal/"+name, func(b *testing.B) {
 					b.SetBytes(int64(len(pt)))
 					for b.Loop() {

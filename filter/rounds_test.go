@@ -147,7 +147,7 @@ func TestAEADRounds(t *testing.T) {
 		for _, seg := range segments {
 			msg := reframe(packet.TagSEIPD, chunks, seg)
 			nseg := (len(msg) + seg - 1) / seg
-			nchunk := (size + s.chunkSize - 1) / s.chunkSize
+			nchunk := (size + s.ChunkSize - 1) / s.ChunkSize
 			for _, src := range sources {
 				for _, threads := range []int{1, 2} {
 					r := iobuf.NewReader(src.wrap(bytes.NewReader(msg)), 0)
@@ -162,16 +162,16 @@ func TestAEADRounds(t *testing.T) {
 					}
 					out := &writeCounter{}
 					if _, err := iobuf.WriteTo(ar, out); err != nil {
-						t.Fatalf("chunk %d seg %d %s: %v", s.chunkSize, seg, src.name, err)
+						t.Fatalf("chunk %d seg %d %s: %v", s.ChunkSize, seg, src.name, err)
 					}
 					ar.Close()
 					checkWrites(t, out, size)
 					// A body round ends at the end of a segment or of a
 					// chunk (with a look at the tag's worth after it).
 					if src.bulk && cr.rounds > 2*(nseg+nchunk)+8 {
-						t.Errorf("chunk %d seg %d threads %d: %d body rounds for %d segments and %d chunks", s.chunkSize, seg, threads, cr.rounds, nseg, nchunk)
+						t.Errorf("chunk %d seg %d threads %d: %d body rounds for %d segments and %d chunks", s.ChunkSize, seg, threads, cr.rounds, nseg, nchunk)
 					}
-					t.Logf("chunk %d seg %d %s threads %d: %d body rounds for %d segments, %d chunks; %d writes", s.chunkSize, seg, src.name, threads, cr.rounds, nseg, nchunk, out.sizes)
+					t.Logf("chunk %d seg %d %s threads %d: %d body rounds for %d segments, %d chunks; %d writes", s.ChunkSize, seg, src.name, threads, cr.rounds, nseg, nchunk, out.sizes)
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package filter
+package chunk
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ type openSlot struct {
 	first uint64
 
 	hasFinal   bool // the final tag follows this slot's chunks
-	final      [aeadTagSize]byte
+	final      [TagSize]byte
 	finalIndex uint64
 	finalTotal uint64
 
@@ -40,10 +40,10 @@ type openSlot struct {
 	done chan struct{}
 }
 
-func (s *openSlot) work(cc *chunkCrypter, cs int) {
+func (s *openSlot) work(cc *crypter, cs int) {
 	s.err = nil
 	for i := 0; i < s.n; i++ {
-		ct := s.buf[i*(cs+aeadTagSize):][:s.lens[i]]
+		ct := s.buf[i*(cs+TagSize):][:s.lens[i]]
 		if _, err := cc.open(ct[:0], ct, s.first+uint64(i)); err != nil {
 			s.err = err
 			return
@@ -74,8 +74,8 @@ type parallelOpener struct {
 	closed       bool
 }
 
-func newParallelOpener(src iobuf.Reader, s *aeadSuite, threads int) (*parallelOpener, error) {
-	p := &parallelOpener{src: src, cs: s.chunkSize, batch: slotChunks(s.chunkSize)}
+func newParallelOpener(src iobuf.Reader, s *Suite, threads int) (*parallelOpener, error) {
+	p := &parallelOpener{src: src, cs: s.ChunkSize, batch: slotChunks(s.ChunkSize)}
 	p.slots = make([]*openSlot, slotsPerWorker*threads)
 	for i := range p.slots {
 		// Buffers come on first use: a short message touches one slot.
@@ -84,9 +84,9 @@ func newParallelOpener(src iobuf.Reader, s *aeadSuite, threads int) (*parallelOp
 	jobs, cs, stop := make(chan *openSlot, len(p.slots)), p.cs, &p.stop
 	p.jobs = jobs
 	for range threads {
-		cc, err := newChunkCrypter(s)
+		cc, err := newCrypter(s)
 		if err != nil {
-			p.close()
+			p.Close()
 			return nil, err
 		}
 		go func() {
@@ -101,7 +101,7 @@ func newParallelOpener(src iobuf.Reader, s *aeadSuite, threads int) (*parallelOp
 	return p, nil
 }
 
-func (p *parallelOpener) close() {
+func (p *parallelOpener) Close() {
 	if !p.closed {
 		p.closed = true
 		p.stop.Store(true)
@@ -109,14 +109,14 @@ func (p *parallelOpener) close() {
 	}
 }
 
-func (p *parallelOpener) next() ([]byte, error) {
+func (p *parallelOpener) Next() ([]byte, error) {
 	for {
 		if p.cur != nil {
 			for p.curChunk < p.cur.n {
 				i := p.curChunk
 				p.curChunk++
-				if l := p.cur.lens[i] - aeadTagSize; l > 0 {
-					return p.cur.buf[i*(p.cs+aeadTagSize):][:l], nil
+				if l := p.cur.lens[i] - TagSize; l > 0 {
+					return p.cur.buf[i*(p.cs+TagSize):][:l], nil
 				}
 			}
 			p.cur = nil
@@ -164,7 +164,7 @@ func (p *parallelOpener) dispatch() {
 // when at most a tag follows it.
 func (p *parallelOpener) fill(s *openSlot) error {
 	s.n, s.hasFinal, s.first = 0, false, p.index
-	full := p.cs + aeadTagSize
+	full := p.cs + TagSize
 	if s.buf == nil {
 		s.buf = make([]byte, p.batch*full)
 	}
@@ -173,7 +173,7 @@ func (p *parallelOpener) fill(s *openSlot) error {
 		m, err := io.ReadFull(p.src, dst)
 		switch {
 		case err == nil:
-			more, perr := p.src.Peek(aeadTagSize + 1)
+			more, perr := p.src.Peek(TagSize + 1)
 			if perr == nil {
 				p.add(s, full)
 				continue
@@ -183,19 +183,19 @@ func (p *parallelOpener) fill(s *openSlot) error {
 			}
 			// The body ends within a tag's length: the final tag is
 			// the last 16 bytes of dst || more.
-			r := aeadTagSize - len(more)
+			r := TagSize - len(more)
 			p.add(s, full-r)
 			copy(s.final[:], dst[full-r:])
 			copy(s.final[r:], more)
 			p.src.Consume(len(more))
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			if m < aeadTagSize {
+			if m < TagSize {
 				return &packet.TruncatedError{Packet: "AEAD", Offset: -1, Want: "the final authentication tag"}
 			}
-			if m > aeadTagSize {
-				p.add(s, m-aeadTagSize) // shorter than a tag: fails in the worker
+			if m > TagSize {
+				p.add(s, m-TagSize) // shorter than a tag: fails in the worker
 			}
-			copy(s.final[:], dst[m-aeadTagSize:m])
+			copy(s.final[:], dst[m-TagSize:m])
 		default:
 			return err
 		}
@@ -210,7 +210,7 @@ func (p *parallelOpener) add(s *openSlot, ctLen int) {
 	s.lens[s.n] = ctLen
 	s.n++
 	p.index++
-	p.total += uint64(max(0, ctLen-aeadTagSize))
+	p.total += uint64(max(0, ctLen-TagSize))
 }
 
 // sealSlot gathers plaintext for up to batch chunks, each at the start of
@@ -225,10 +225,10 @@ type sealSlot struct {
 
 func (s *sealSlot) chunks(cs int) int { return (s.n + cs - 1) / cs }
 
-func (s *sealSlot) work(cc *chunkCrypter, cs int) {
+func (s *sealSlot) work(cc *crypter, cs int) {
 	for i, left := 0, s.n; left > 0; i++ {
 		l := min(cs, left)
-		pt := s.buf[i*(cs+aeadTagSize):][:l]
+		pt := s.buf[i*(cs+TagSize):][:l]
 		cc.seal(pt[:0], pt, s.first+uint64(i))
 		left -= l
 	}
@@ -236,7 +236,7 @@ func (s *sealSlot) work(cc *chunkCrypter, cs int) {
 
 type parallelSealer struct {
 	dst   io.WriteCloser
-	cc    *chunkCrypter // for the final tag
+	cc    *crypter // for the final tag
 	cs    int
 	batch int
 	slots []*sealSlot
@@ -249,10 +249,10 @@ type parallelSealer struct {
 	err          error
 }
 
-func newParallelSealer(dst io.WriteCloser, s *aeadSuite, threads int) (*parallelSealer, error) {
-	w := &parallelSealer{dst: dst, cs: s.chunkSize, batch: slotChunks(s.chunkSize)}
+func newParallelSealer(dst io.WriteCloser, s *Suite, threads int) (*parallelSealer, error) {
+	w := &parallelSealer{dst: dst, cs: s.ChunkSize, batch: slotChunks(s.ChunkSize)}
 	var err error
-	if w.cc, err = newChunkCrypter(s); err != nil {
+	if w.cc, err = newCrypter(s); err != nil {
 		return nil, err
 	}
 	w.slots = make([]*sealSlot, slotsPerWorker*threads)
@@ -262,7 +262,7 @@ func newParallelSealer(dst io.WriteCloser, s *aeadSuite, threads int) (*parallel
 	jobs, cs := make(chan *sealSlot, len(w.slots)), w.cs
 	w.jobs = jobs
 	for range threads {
-		cc, err := newChunkCrypter(s)
+		cc, err := newCrypter(s)
 		if err != nil {
 			close(jobs)
 			return nil, err
@@ -294,12 +294,12 @@ func (w *parallelSealer) Write(p []byte) (int, error) {
 			w.cur = w.slots[(w.head+w.busy)%len(w.slots)]
 			w.cur.n = 0
 			if w.cur.buf == nil {
-				w.cur.buf = make([]byte, w.batch*(w.cs+aeadTagSize))
+				w.cur.buf = make([]byte, w.batch*(w.cs+TagSize))
 			}
 		}
 		s := w.cur
 		i, off := s.n/w.cs, s.n%w.cs
-		start := i * (w.cs + aeadTagSize)
+		start := i * (w.cs + TagSize)
 		m := copy(s.buf[start+off:start+w.cs], p)
 		s.n += m
 		total += m
@@ -327,7 +327,7 @@ func (w *parallelSealer) writeHead() error {
 	<-s.done
 	w.head = (w.head + 1) % len(w.slots)
 	w.busy--
-	if _, err := w.dst.Write(s.buf[:s.n+s.chunks(w.cs)*aeadTagSize]); err != nil {
+	if _, err := w.dst.Write(s.buf[:s.n+s.chunks(w.cs)*TagSize]); err != nil {
 		w.err = err
 		return err
 	}
