@@ -33,7 +33,7 @@ func (d *decryptor) seipdV2(body *packet.Body, s packet.SEIPD) error {
 	if s.AEAD.NonceSize() == 0 || s.Cipher.BlockSize() != 16 {
 		return &packet.UnsupportedError{Packet: "SEIPD", Offset: s.Offset, What: fmt.Sprintf("version 2 with %v and %v", s.Cipher, s.AEAD)}
 	}
-	key, _, from, err := d.sessionKey(true)
+	key, _, info, err := d.sessionKey(true)
 	if err != nil {
 		return err
 	}
@@ -46,8 +46,8 @@ func (d *decryptor) seipdV2(body *packet.Body, s packet.SEIPD) error {
 	if err != nil {
 		return err
 	}
-	d.res.Encrypted, d.res.Format, d.res.Cipher = true, "SEIPD v2 "+s.AEAD.String(), s.Cipher
-	d.opt.Events.SessionKey(from, s.Cipher, d.res.Format)
+	info.Format, info.AEAD, info.Cipher = SEIPDv2, s.AEAD, s.Cipher
+	d.begin(info)
 	return d.insideAEAD(body, suite)
 }
 
@@ -57,7 +57,7 @@ func (d *decryptor) aead(body *packet.Body, h packet.Header) error {
 	if err != nil {
 		return err
 	}
-	key, _, from, err := d.sessionKey(false)
+	key, _, info, err := d.sessionKey(false)
 	if err != nil {
 		return err
 	}
@@ -66,8 +66,8 @@ func (d *decryptor) aead(body *packet.Body, h packet.Header) error {
 	if len(key) != a.Cipher.KeySize() {
 		return ErrAuthentication
 	}
-	d.res.Encrypted, d.res.Format, d.res.Cipher = true, "AEAD (tag 20) "+a.AEAD.String(), a.Cipher
-	d.opt.Events.SessionKey(from, a.Cipher, d.res.Format)
+	info.Format, info.AEAD, info.Cipher = AEADv1, a.AEAD, a.Cipher
+	d.begin(info)
 	return d.insideAEAD(body, newAEADDataSuite(a, key))
 }
 

@@ -83,8 +83,8 @@ func TestRNPInterop(t *testing.T) {
 				if err != nil || !bytes.Equal(out.Bytes(), pt) {
 					t.Fatalf("%s: reading rnp's message: %v", name, err)
 				}
-				if res.Format != "AEAD (tag 20) "+mode.String() {
-					t.Errorf("%s: rnp wrote %s", name, res.Format)
+				if res.Mode() != "AEAD (tag 20) "+mode.String() {
+					t.Errorf("%s: rnp wrote %s", name, res.Mode())
 				}
 			}
 			// pgpstream → rnp, 64 B and 64 KiB chunks

@@ -126,8 +126,8 @@ func TestGnuPGVectors(t *testing.T) {
 			if !bytes.Equal(out.Bytes(), gnupgPayload(want)) {
 				t.Errorf("%s: payload differs from `yes pgpstream`", name)
 			}
-			if !strings.HasPrefix(name, "cfb-") && !strings.HasPrefix(res.Format, "AEAD (tag 20) OCB") {
-				t.Errorf("%s: format %q", name, res.Format)
+			if !strings.HasPrefix(name, "cfb-") && !strings.HasPrefix(res.Mode(), "AEAD (tag 20) OCB") {
+				t.Errorf("%s: format %q", name, res.Mode())
 			}
 		}
 		n++
@@ -180,8 +180,8 @@ func TestGnuPGSamples(t *testing.T) {
 		if out.String() != "Hello, world!\n" {
 			t.Errorf("%s: got %q", filepath.Base(f), out.String())
 		}
-		if strings.Contains(f, "ocb") && res.Format != "AEAD (tag 20) OCB" {
-			t.Errorf("%s: format %q", filepath.Base(f), res.Format)
+		if strings.Contains(f, "ocb") && res.Mode() != "AEAD (tag 20) OCB" {
+			t.Errorf("%s: format %q", filepath.Base(f), res.Mode())
 		}
 	}
 }
@@ -433,7 +433,7 @@ func TestAEADMessages(t *testing.T) {
 				if c.format == AEADv1 {
 					wantFormat = "AEAD (tag 20) " + c.mode.String()
 				}
-				if res.Format != wantFormat || res.Cipher != packet.CipherAES256 {
+				if res.Mode() != wantFormat || res.Cipher != packet.CipherAES256 {
 					t.Fatalf("result %+v, want %s", res, wantFormat)
 				}
 				if sym && size == 0 {
@@ -494,7 +494,7 @@ func TestRFC9580Vectors(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		var out bytes.Buffer
 		res, err := Decrypt(bytes.NewReader(ct), &out, DecryptOptions{Keys: passKeys{[]byte("password")}, Threads: threads})
-		if err != nil || out.String() != "Hello, world!" || res.Format != "SEIPD v2 EAX" {
+		if err != nil || out.String() != "Hello, world!" || res.Mode() != "SEIPD v2 EAX" {
 			t.Fatalf("A.9: %q %+v %v", out.String(), res, err)
 		}
 	}
@@ -511,7 +511,7 @@ func TestRFC9580Vectors(t *testing.T) {
 	privs, _ := readSecretKeys(t, filepath.Join(keys, "rfc9580-v6-sec.asc"))
 	var out bytes.Buffer
 	res, err := Decrypt(bytes.NewReader(msg), &out, DecryptOptions{Keys: secretKeys{privs: privs}})
-	if err != nil || out.String() != "Hello, world!" || res.Format != "SEIPD v2 OCB" || res.Cipher != packet.CipherAES128 {
+	if err != nil || out.String() != "Hello, world!" || res.Mode() != "SEIPD v2 OCB" || res.Cipher != packet.CipherAES128 {
 		t.Fatalf("A.8: %q %+v %v", out.String(), res, err)
 	}
 }

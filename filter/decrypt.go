@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -61,22 +60,88 @@ const MaxNesting = 4
 type Events interface {
 	PKESK(p *packet.PKESK) // each session key packet as it is read, before any is tried (gpg's ENC_TO)
 	SKESK(s *packet.SKESK)
-	SessionKey(from string, c packet.CipherAlgo, format string) // e.g. from "PKESK 0x1234...", format "SEIPD v1"
+	SessionKey(s SessionKeyInfo) // the session key was recovered; decryption starts
 	Literal(l packet.Literal)
 	Verified() // the integrity check (MDC or final AEAD tag) passed
 	// Signature reports one signature's check, once per signature, after
 	// the whole message has been read and authenticated.
 	Signature(r SignatureResult)
-	Warning(msg string)
+	Warning(w Warning)
 }
 
-// Result describes a decrypted message.
+// SessionKeyInfo says how a message is encrypted and what opened it.
+type SessionKeyInfo struct {
+	Format Format            // the encrypted data packet
+	AEAD   packet.AEADAlgo   // SEIPDv2 and AEADv1; 0 otherwise
+	Cipher packet.CipherAlgo // the data packet's cipher
+	// The session key came from exactly one of PKESK (opened with the
+	// secret key Key) or SKESK (opened with the passphrase).
+	PKESK *packet.PKESK
+	Key   *gcpacket.PrivateKey
+	SKESK *packet.SKESK
+}
+
+// Mode names the encryption as a person reads it: "SEIPD v1",
+// "SEIPD v2 OCB", "AEAD (tag 20) EAX", "SED (no integrity protection)".
+func (s SessionKeyInfo) Mode() string {
+	switch s.Format {
+	case SEIPDv2, AEADv1:
+		return s.Format.String() + " " + s.AEAD.String()
+	case SED:
+		return "SED (no integrity protection)"
+	}
+	return s.Format.String()
+}
+
+// From names where the session key came from: "PKESK v3 to <key ID>",
+// "SKESK v4".
+func (s SessionKeyInfo) From() string {
+	switch {
+	case s.PKESK != nil && s.Key != nil:
+		return fmt.Sprintf("PKESK v%d to %016X", s.PKESK.Version, s.Key.KeyId)
+	case s.SKESK != nil:
+		return fmt.Sprintf("SKESK v%d", s.SKESK.Version)
+	}
+	return "nowhere"
+}
+
+// ReleasesAuthenticated reports whether f releases plaintext only after
+// authenticating it: the AEAD packets, chunk by chunk. SEIPD v1 releases
+// plaintext that only the MDC at the end will vouch for; SED has nothing
+// to vouch for it at all.
+func (f Format) ReleasesAuthenticated() bool {
+	return f == SEIPDv2 || f == AEADv1
+}
+
+// WarningKind names a warning, so a caller can choose which to show
+// without reading its text.
+type WarningKind int
+
+const (
+	WarnNotEncrypted WarningKind = iota + 1 // a signed or plain message, read with nothing to decrypt
+	WarnUnprotected                         // SED: nothing checks the plaintext's integrity
+)
+
+// Warning is something the user should know that does not stop Decrypt.
+type Warning struct {
+	Kind WarningKind
+	Msg  string
+}
+
+func (w Warning) String() string { return w.Msg }
+
+var (
+	warnNotEncrypted = Warning{WarnNotEncrypted, "the message is not encrypted"}
+	warnUnprotected  = Warning{WarnUnprotected, "the message has no integrity protection: its contents may have been modified"}
+)
+
+// Result describes a decrypted message. Its SessionKeyInfo is the zero
+// value when the message was not encrypted.
 type Result struct {
 	Encrypted bool
-	Format    string // "SEIPD v1", "SEIPD v2 OCB", "AEAD (tag 20) OCB", ...
-	Cipher    packet.CipherAlgo
-	Literal   packet.Literal
-	Bytes     int64 // literal data written
+	SessionKeyInfo
+	Literal packet.Literal
+	Bytes   int64 // literal data written
 	// Signatures are the signatures found, in the order they were read.
 	Signatures []SignatureResult
 	// Hashes lists every signature hash that ran over the literal data,
@@ -86,13 +151,13 @@ type Result struct {
 
 type nopEvents struct{}
 
-func (nopEvents) PKESK(*packet.PKESK)                          {}
-func (nopEvents) SKESK(*packet.SKESK)                          {}
-func (nopEvents) SessionKey(string, packet.CipherAlgo, string) {}
-func (nopEvents) Literal(packet.Literal)                       {}
-func (nopEvents) Verified()                                    {}
-func (nopEvents) Signature(SignatureResult)                    {}
-func (nopEvents) Warning(string)                               {}
+func (nopEvents) PKESK(*packet.PKESK)       {}
+func (nopEvents) SKESK(*packet.SKESK)       {}
+func (nopEvents) SessionKey(SessionKeyInfo) {}
+func (nopEvents) Literal(packet.Literal)    {}
+func (nopEvents) Verified()                 {}
+func (nopEvents) Signature(SignatureResult) {}
+func (nopEvents) Warning(Warning)           {}
 
 // maxSmallPacket bounds the packets parsed in memory (session keys,
 // signatures): the largest real ones, post-quantum PKESKs, are under 2 KiB.
@@ -129,21 +194,27 @@ type decryptor struct {
 	pkesks   []*packet.PKESK
 	skesks   []*packet.SKESK
 	literals int
-	warned   map[string]bool
+	warned   map[WarningKind]bool
 	sigs     verifier
 	// accept, while set, vets a session key before sessionKey returns
 	// it (see there).
 	accept func(key []byte, c packet.CipherAlgo) bool
 }
 
-func (d *decryptor) warn(msg string) {
+func (d *decryptor) warn(w Warning) {
 	if d.warned == nil {
-		d.warned = map[string]bool{}
+		d.warned = map[WarningKind]bool{}
 	}
-	if !d.warned[msg] {
-		d.warned[msg] = true
-		d.opt.Events.Warning(msg)
+	if !d.warned[w.Kind] {
+		d.warned[w.Kind] = true
+		d.opt.Events.Warning(w)
 	}
+}
+
+// begin records how the message is encrypted and announces it.
+func (d *decryptor) begin(s SessionKeyInfo) {
+	d.res.Encrypted, d.res.SessionKeyInfo = true, s
+	d.opt.Events.SessionKey(s)
 }
 
 // top walks the outer packets: session keys, then one encrypted packet.
@@ -214,7 +285,7 @@ func (d *decryptor) top(r iobuf.Reader) error {
 			if d.res.Encrypted || len(d.pkesks)+len(d.skesks) > 0 {
 				return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unencrypted data next to encrypted data"}
 			}
-			d.warn("the message is not encrypted")
+			d.warn(warnNotEncrypted)
 			// A plain (signed or compressed) message: its packets are
 			// read like the contents of an encrypted one.
 			if err := d.plainPacket(r, h, body, 0); err != nil {
@@ -237,13 +308,13 @@ func (d *decryptor) seipd(body *packet.Body, h packet.Header) error {
 	switch s.Version {
 	case 1:
 		d.accept = func(key []byte, c packet.CipherAlgo) bool { return quickCheck(body, c, key) }
-		key, c, from, err := d.sessionKey(false)
+		key, c, info, err := d.sessionKey(false)
 		d.accept = nil
 		if err != nil {
 			return err
 		}
-		d.res.Encrypted, d.res.Format, d.res.Cipher = true, "SEIPD v1", c
-		d.opt.Events.SessionKey(from, c, d.res.Format)
+		info.Format, info.Cipher = SEIPDv1, c
+		d.begin(info)
 		m, err := NewMDCReader(body, c, key)
 		if err != nil {
 			return err
@@ -435,12 +506,4 @@ func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
 		return nil, err
 	}
 	return iobuf.NewReader(ar, size), nil
-}
-
-// ReleasesAuthenticated reports whether a format (as Result.Format and
-// Events.SessionKey name it) releases plaintext only after authenticating
-// it: the AEAD packets, chunk by chunk. SEIPD v1 releases plaintext that
-// only the MDC at the end will vouch for.
-func ReleasesAuthenticated(format string) bool {
-	return strings.HasPrefix(format, "SEIPD v2 ") || strings.HasPrefix(format, "AEAD (tag 20) ")
 }

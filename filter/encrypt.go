@@ -20,6 +20,7 @@ const (
 	SEIPDv1 Format = iota // CFB + MDC, what every OpenPGP peer reads
 	SEIPDv2               // RFC 9580 AEAD
 	AEADv1                // LibrePGP OCB Encrypted Data (tag 20), what GnuPG 2.4 writes
+	SED                   // Symmetrically Encrypted Data (tag 9), no integrity: read only
 )
 
 func (f Format) String() string {
@@ -30,6 +31,8 @@ func (f Format) String() string {
 		return "SEIPD v2"
 	case AEADv1:
 		return "AEAD (tag 20)"
+	case SED:
+		return "SED"
 	}
 	return "unknown format"
 }

@@ -57,7 +57,7 @@ func TestSymmetricRoundTrip(t *testing.T) {
 				if !bytes.Equal(got.Bytes(), pt) {
 					t.Fatalf("%s: plaintext differs", name)
 				}
-				if res.Format != "SEIPD v1" || res.Cipher != packet.CipherAES128 {
+				if res.Mode() != "SEIPD v1" || res.Cipher != packet.CipherAES128 {
 					t.Fatalf("%s: result %+v", name, res)
 				}
 			}

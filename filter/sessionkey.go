@@ -67,7 +67,10 @@ func (e *joinedError) Unwrap() error { return e.err }
 // 256 tries, and the right one may be in the next SKESK. If every key
 // found is refused, the error is ErrAuthentication, what a failed MDC
 // gives, so the quick check is no oracle of its own.
-func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, string, error) {
+//
+// The returned SessionKeyInfo names the PKESK and key, or the SKESK, that
+// gave the key; the caller fills in the data packet's fields.
+func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyInfo, error) {
 	var errs []error
 	var tried []string
 	refused := false
@@ -97,7 +100,7 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, string, erro
 			if !accept(key, c) {
 				continue
 			}
-			return key, c, fmt.Sprintf("PKESK v%d to %016X", p.Version, priv.KeyId), nil
+			return key, c, SessionKeyInfo{PKESK: p, Key: priv}, nil
 		}
 		if p.Version == 3 {
 			tried = append(tried, fmt.Sprintf("%016X", p.KeyID))
@@ -115,12 +118,12 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, string, erro
 		}
 		if err != nil {
 			if len(d.pkesks) == 0 {
-				return nil, 0, "", fmt.Errorf("the message is encrypted with a passphrase: %w", err)
+				return nil, 0, SessionKeyInfo{}, fmt.Errorf("the message is encrypted with a passphrase: %w", err)
 			}
 			errs = append(errs, err)
 		} else {
 			if err := d.checkS2KWork(); err != nil {
-				return nil, 0, "", err
+				return nil, 0, SessionKeyInfo{}, err
 			}
 			var skeskErrs []error
 			for _, s := range d.skesks {
@@ -140,22 +143,22 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, string, erro
 					skeskErrs = append(skeskErrs, &SKESKError{s.Version, s.Offset, ErrAuthentication})
 					continue
 				}
-				return key, c, fmt.Sprintf("SKESK v%d", s.Version), nil
+				return key, c, SessionKeyInfo{SKESK: s}, nil
 			}
 			if len(d.pkesks) == 0 {
 				if refused {
-					return nil, 0, "", ErrAuthentication
+					return nil, 0, SessionKeyInfo{}, ErrAuthentication
 				}
-				return nil, 0, "", &joinedError{ErrBadPassphrase.Error(), errors.Join(append([]error{ErrBadPassphrase}, skeskErrs...)...)}
+				return nil, 0, SessionKeyInfo{}, &joinedError{ErrBadPassphrase.Error(), errors.Join(append([]error{ErrBadPassphrase}, skeskErrs...)...)}
 			}
 			errs = append(errs, &joinedError{"the passphrase opens no SKESK", errors.Join(append([]error{ErrBadPassphrase}, skeskErrs...)...)})
 		}
 	}
 	if len(d.pkesks)+len(d.skesks) == 0 {
-		return nil, 0, "", errors.New("the message has no session key packet (PKESK or SKESK) before its encrypted data")
+		return nil, 0, SessionKeyInfo{}, errors.New("the message has no session key packet (PKESK or SKESK) before its encrypted data")
 	}
 	if refused {
-		return nil, 0, "", ErrAuthentication
+		return nil, 0, SessionKeyInfo{}, ErrAuthentication
 	}
 	msg := ErrNoSecretKey.Error()
 	if len(tried) > 0 {
@@ -172,7 +175,7 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, string, erro
 		}
 		msg += ": " + strings.Join(dedupe(texts), "; ")
 	}
-	return nil, 0, "", &joinedError{msg, errors.Join(append([]error{ErrNoSecretKey}, errs...)...)}
+	return nil, 0, SessionKeyInfo{}, &joinedError{msg, errors.Join(append([]error{ErrNoSecretKey}, errs...)...)}
 }
 
 // checkS2KWork refuses, before any is tried, SKESKs that together ask for

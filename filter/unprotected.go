@@ -19,13 +19,13 @@ func (d *decryptor) sed(body *packet.Body, h packet.Header) error {
 	if !d.opt.AllowUnprotected {
 		return ErrUnprotected{h.Offset}
 	}
-	key, c, from, err := d.sessionKey(false)
+	key, c, info, err := d.sessionKey(false)
 	if err != nil {
 		return err
 	}
-	d.res.Encrypted, d.res.Format, d.res.Cipher = true, "SED (no integrity protection)", c
-	d.opt.Events.SessionKey(from, c, d.res.Format)
-	d.opt.Events.Warning("the message has no integrity protection: its contents may have been modified")
+	info.Format, info.Cipher = SED, c
+	d.begin(info)
+	d.opt.Events.Warning(warnUnprotected)
 	r, err := newSEDReader(body, c, key)
 	if err != nil {
 		return err

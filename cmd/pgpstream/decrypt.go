@@ -72,7 +72,7 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 	if err := out.commit(); err != nil {
 		return err
 	}
-	st.infof("decrypted %d bytes (%s, %v)", res.Bytes, res.Format, res.Cipher)
+	st.infof("decrypted %d bytes (%s, %v)", res.Bytes, res.Mode(), res.Cipher)
 	return nil
 }
 
@@ -85,10 +85,10 @@ type decryptEvents struct {
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
 func (e *decryptEvents) SKESK(*packet.SKESK)   { e.status.esk(nil) }
-func (e *decryptEvents) SessionKey(from string, c packet.CipherAlgo, format string) {
-	e.st.infof("session key from %s; %v, %s", from, c, format)
-	e.status.sessionKey(from, c, format)
-	if filter.ReleasesAuthenticated(format) && e.out != nil {
+func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
+	e.st.infof("session key from %s; %v, %s", s.From(), s.Cipher, s.Mode())
+	e.status.sessionKey(s)
+	if s.Format.ReleasesAuthenticated() && e.out != nil {
 		// Each chunk is authenticated before it is released: nothing
 		// to hold back, and the memory stays with the chunks.
 		e.out.stream()
@@ -104,7 +104,7 @@ func (e *decryptEvents) Verified() {
 	e.st.infof("integrity check passed")
 	e.status.verified = true
 }
-func (e *decryptEvents) Warning(msg string) { e.st.warnf("%s", msg) }
+func (e *decryptEvents) Warning(w filter.Warning) { e.st.warnf("%s", w.Msg) }
 
 // hintsFor suggests the flag that would help with err.
 func hintsFor(err error) []string {

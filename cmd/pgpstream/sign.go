@@ -430,15 +430,15 @@ type verifyEvents struct {
 	sigs *sigReporter
 }
 
-func (verifyEvents) PKESK(*packet.PKESK)                          {}
-func (verifyEvents) SKESK(*packet.SKESK)                          {}
-func (verifyEvents) SessionKey(string, packet.CipherAlgo, string) {}
-func (verifyEvents) Literal(packet.Literal)                       {}
-func (verifyEvents) Verified()                                    {}
-func (e verifyEvents) Signature(r filter.SignatureResult)         { e.sigs.report(r) }
-func (e verifyEvents) Warning(msg string) {
-	if msg != "the message is not encrypted" {
-		e.st.warnf("%s", msg)
+func (verifyEvents) PKESK(*packet.PKESK)                  {}
+func (verifyEvents) SKESK(*packet.SKESK)                  {}
+func (verifyEvents) SessionKey(filter.SessionKeyInfo)     {}
+func (verifyEvents) Literal(packet.Literal)               {}
+func (verifyEvents) Verified()                            {}
+func (e verifyEvents) Signature(r filter.SignatureResult) { e.sigs.report(r) }
+func (e verifyEvents) Warning(w filter.Warning) {
+	if w.Kind != filter.WarnNotEncrypted {
+		e.st.warnf("%s", w.Msg)
 	}
 }
 

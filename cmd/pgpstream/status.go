@@ -130,8 +130,7 @@ func keyIDOf(p *packet.PKESK) string {
 // NEED_PASSPHRASE before a locked key is unlocked.
 type statusKeys struct {
 	filter.Keys
-	s        *statusWriter
-	unlocked []*gcpacket.PrivateKey
+	s *statusWriter
 }
 
 func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
@@ -152,11 +151,7 @@ func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
 		id := fmt.Sprintf("%016X", priv.KeyId)
 		k.s.line("NEED_PASSPHRASE", id, id, int(priv.PubKeyAlgo), 0)
 	}
-	err := k.Keys.Unlock(priv)
-	if err == nil {
-		k.unlocked = append(k.unlocked, priv)
-	}
-	return err
+	return k.Keys.Unlock(priv)
 }
 
 // decryptStatus follows one decryption and writes its status lines.
@@ -166,7 +161,6 @@ type decryptStatus struct {
 	sawESK   bool // a PKESK or SKESK was read: decryption was attempted
 	began    bool // BEGIN_DECRYPTION written
 	verified bool // the integrity check passed
-	format   string
 }
 
 func (d *decryptStatus) esk(p *packet.PKESK) {
@@ -176,22 +170,16 @@ func (d *decryptStatus) esk(p *packet.PKESK) {
 	}
 }
 
-func (d *decryptStatus) sessionKey(from string, c packet.CipherAlgo, format string) {
-	d.format = format
-	if d.keys != nil && strings.HasPrefix(from, "PKESK") {
-		for _, priv := range d.keys.unlocked {
-			if strings.Contains(from, fmt.Sprintf("%016X", priv.KeyId)) {
-				fpr := fmt.Sprintf("%X", priv.Fingerprint)
-				// <fpr> <primary fpr> <ownertrust>: the primary's
-				// fingerprint is not at hand; u as gpg does for own keys.
-				d.s.line("DECRYPTION_KEY", fpr, fpr, "u")
-				break
-			}
-		}
+func (d *decryptStatus) sessionKey(sk filter.SessionKeyInfo) {
+	if d.keys != nil && sk.Key != nil {
+		fpr := fmt.Sprintf("%X", sk.Key.Fingerprint)
+		// <fpr> <primary fpr> <ownertrust>: the primary's fingerprint
+		// is not at hand; u as gpg does for own keys.
+		d.s.line("DECRYPTION_KEY", fpr, fpr, "u")
 	}
 	d.begin()
-	mdc, aead := decryptionInfo(format)
-	d.s.line("DECRYPTION_INFO", mdc, int(c), aead)
+	mdc, aead := decryptionInfo(sk)
+	d.s.line("DECRYPTION_INFO", mdc, int(sk.Cipher), aead)
 }
 
 func (d *decryptStatus) begin() {
@@ -201,18 +189,13 @@ func (d *decryptStatus) begin() {
 	}
 }
 
-// decryptionInfo maps Result.Format to DECRYPTION_INFO's <mdc_method> (2
-// for SEIPD v1's MDC, 0 otherwise) and <aead_algo> (RFC 9580 §9.6 ids).
-func decryptionInfo(format string) (mdc, aead int) {
-	if format == "SEIPD v1" {
+// decryptionInfo gives DECRYPTION_INFO's <mdc_method> (2 for SEIPD v1's
+// MDC, 0 otherwise) and <aead_algo> (RFC 9580 §9.6 ids, 0 for none).
+func decryptionInfo(sk filter.SessionKeyInfo) (mdc, aead int) {
+	if sk.Format == filter.SEIPDv1 {
 		return 2, 0
 	}
-	for _, w := range strings.Fields(format) {
-		if a, err := packet.ParseAEADAlgo(w); err == nil {
-			return 0, int(a)
-		}
-	}
-	return 0, 0
+	return 0, int(sk.AEAD)
 }
 
 func (d *decryptStatus) literal(l packet.Literal) {
