@@ -7,6 +7,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -498,10 +499,10 @@ func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
 		}
 		return nil, err
 	}
-	if !IsArmored(head) {
+	if !armor.IsArmored(head) {
 		return src, nil
 	}
-	ar, err := NewArmorReader(src)
+	ar, err := armor.NewReader(src)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -89,10 +90,10 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 	if !opt.Cipher.IsAES() {
 		return 0, fmt.Errorf("cipher %v: pgpstream writes AES128, AES192 or AES256", opt.Cipher)
 	}
-	var armor io.WriteCloser
+	var aw io.WriteCloser
 	if opt.Armor {
-		armor = NewArmorWriter(out, "PGP MESSAGE", nil)
-		out = armor
+		aw = armor.NewWriter(out, armor.Message, nil)
+		out = aw
 	}
 	sessionKey := make([]byte, opt.Cipher.KeySize())
 	if _, err := rand.Read(sessionKey); err != nil {
@@ -138,8 +139,8 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 	if err := enc.Close(); err != nil {
 		return n, err
 	}
-	if armor != nil {
-		if err := armor.Close(); err != nil {
+	if aw != nil {
+		if err := aw.Close(); err != nil {
 			return n, err
 		}
 	}

@@ -1,7 +1,8 @@
 // Package filter holds the stages of pgpstream's encode and decode chains
-// (CFB+MDC and AEAD encryption, compression, ASCII armor) and the code
-// that stacks them: decryption builds its chain from the packets it
-// meets, as GnuPG's iobuf chain does.
+// (CFB+MDC and AEAD encryption, compression, signing and verification)
+// and the code that stacks them: decryption builds its chain from the
+// packets it meets, as GnuPG's iobuf chain does. ASCII armor is its own
+// package, armor.
 package filter
 
 import (

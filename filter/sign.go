@@ -9,6 +9,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -164,11 +165,11 @@ func Sign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if len(opt.Signers) == 0 {
 		return 0, errors.New("no signing key")
 	}
-	var armor io.WriteCloser
+	var aw io.WriteCloser
 	w := out
 	if opt.Armor {
-		armor = NewArmorWriter(out, "PGP MESSAGE", nil)
-		w = armor
+		aw = armor.NewWriter(out, armor.Message, nil)
+		w = aw
 	}
 	// Small packets (one-pass, signatures) go out through a buffer; the
 	// literal data's chunks pass through it without a copy.
@@ -183,8 +184,8 @@ func Sign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if err := bw.Flush(); err != nil {
 		return n, err
 	}
-	if armor != nil {
-		if err := armor.Close(); err != nil {
+	if aw != nil {
+		if err := aw.Close(); err != nil {
 			return n, err
 		}
 	}
@@ -214,16 +215,16 @@ func DetachSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 			return total, readError{err}
 		}
 	}
-	var armor io.WriteCloser
+	var aw io.WriteCloser
 	if opt.Armor {
-		armor = NewArmorWriter(out, "PGP SIGNATURE", nil)
-		out = armor
+		aw = armor.NewWriter(out, armor.Signature, nil)
+		out = aw
 	}
 	if err := s.writeSignatures(out); err != nil {
 		return total, err
 	}
-	if armor != nil {
-		return total, armor.Close()
+	if aw != nil {
+		return total, aw.Close()
 	}
 	return total, nil
 }

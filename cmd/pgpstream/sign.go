@@ -13,6 +13,7 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/urfave/cli/v2"
 
+	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -563,7 +564,7 @@ func isDetachedFile(name string) bool {
 	n, _ := io.ReadFull(f, b)
 	full := n == len(b)
 	b = b[:n]
-	if filter.IsArmored(b) {
+	if armor.IsArmored(b) {
 		return bytes.Contains(b, []byte("-----BEGIN PGP SIGNATURE-----"))
 	}
 	if full {

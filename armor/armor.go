@@ -1,6 +1,6 @@
-package filter
-
-// ASCII armor, RFC 9580 §6.
+// Package armor is OpenPGP's ASCII armor (RFC 9580 §6), streaming in
+// both directions: the one codec pgpstream uses for messages, signatures
+// and keys alike.
 //
 // The decoder is a line machine over one bufio.Reader of armorBufSize: the
 // BEGIN line, the armor headers, then base64 lines that are appended (without
@@ -11,6 +11,7 @@ package filter
 // keeps base64.Decode on its 8-characters-at-a-time path), then the decode
 // itself, straight into the caller's slice when it holds at least one quantum.
 // CRC24 is the only per-byte loop and it is table driven (slicing-by-8).
+package armor
 
 import (
 	"bufio"
@@ -25,12 +26,12 @@ import (
 )
 
 // Armor block types (RFC 9580 §6.2.1), as Type returns them and
-// NewArmorWriter takes them.
+// NewWriter takes them.
 const (
-	ArmorMessage    = "PGP MESSAGE"
-	ArmorPublicKey  = "PGP PUBLIC KEY BLOCK"
-	ArmorPrivateKey = "PGP PRIVATE KEY BLOCK"
-	ArmorSignature  = "PGP SIGNATURE"
+	Message    = "PGP MESSAGE"
+	PublicKey  = "PGP PUBLIC KEY BLOCK"
+	PrivateKey = "PGP PRIVATE KEY BLOCK"
+	Signature  = "PGP SIGNATURE"
 )
 
 const (
@@ -70,44 +71,44 @@ var (
 	armorBOM         = []byte("\xef\xbb\xbf")
 )
 
-// Errors returned by ArmorReader, testable with errors.Is. The error values
-// themselves are *ArmorError that say what was found and at which line.
+// Errors returned by Reader, testable with errors.Is. The error values
+// themselves are *Error that say what was found and at which line.
 var (
-	// ErrArmorNotFound: the input holds no "-----BEGIN PGP ...-----" line
+	// ErrNotFound: the input holds no "-----BEGIN PGP ...-----" line
 	// (it is empty, binary, or plain text).
-	ErrArmorNotFound = errors.New("armor: no BEGIN PGP line")
-	// ErrArmorCorrupt: a structural error inside the block (bad base64, a
+	ErrNotFound = errors.New("armor: no BEGIN PGP line")
+	// ErrCorrupt: a structural error inside the block (bad base64, a
 	// junk line, a wrong END line, ...).
-	ErrArmorCorrupt = errors.New("armor: corrupt")
-	// ErrArmorTruncated: the input ended before the END line. It also
+	ErrCorrupt = errors.New("armor: corrupt")
+	// ErrTruncated: the input ended before the END line. It also
 	// matches io.ErrUnexpectedEOF.
-	ErrArmorTruncated = errors.New("armor: truncated")
+	ErrTruncated = errors.New("armor: truncated")
 	// ErrCRC24Mismatch: the CRC24 footer disagrees with the decoded data.
 	ErrCRC24Mismatch = errors.New("armor: CRC24 checksum mismatch")
 )
 
-// ArmorError is a decoding error: its class (one of the Err* values above),
+// Error is a decoding error: its class (one of the Err* values above),
 // the 1-based input line it was found on (0 when none applies, counting the
 // lines skipped before the BEGIN line) and what was found there.
-type ArmorError struct {
+type Error struct {
 	Kind   error
 	Line   int
 	Detail string
 }
 
-func (e *ArmorError) Error() string {
+func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%v: line %d: %s", e.Kind, e.Line, e.Detail)
 	}
 	return fmt.Sprintf("%v: %s", e.Kind, e.Detail)
 }
 
-func (e *ArmorError) Unwrap() error { return e.Kind }
+func (e *Error) Unwrap() error { return e.Kind }
 
 // Is lets a truncated block match io.ErrUnexpectedEOF, the error code that
 // reads through several layers already checks for.
-func (e *ArmorError) Is(target error) bool {
-	return e.Kind == ErrArmorTruncated && target == io.ErrUnexpectedEOF
+func (e *Error) Is(target error) bool {
+	return e.Kind == ErrTruncated && target == io.ErrUnexpectedEOF
 }
 
 // IsArmored reports whether the start of an input (a peeked prefix, maybe
@@ -140,8 +141,8 @@ type armorMark struct {
 	off, line int
 }
 
-// ArmorReader decodes one ASCII-armored block; see NewArmorReader.
-type ArmorReader struct {
+// Reader decodes one ASCII-armored block; see NewReader.
+type Reader struct {
 	// IgnoreChecksum accepts a CRC24 footer that is malformed or disagrees
 	// with the data instead of failing with ErrCRC24Mismatch, which is what
 	// RFC 9580 §6.1 asks of decoders. By default the footer is verified, as
@@ -172,7 +173,7 @@ type ArmorReader struct {
 	err        error // sticky: io.EOF after a good END line, or the first failure
 }
 
-// NewArmorReader starts decoding one armored block from r: it skips any text
+// NewReader starts decoding one armored block from r: it skips any text
 // before the BEGIN line (mail text, blank lines), reads the armor headers and
 // returns a reader of the decoded octets. Read returns io.EOF only after the
 // END line matched the BEGIN line and the CRC24 footer, when present,
@@ -186,8 +187,8 @@ type ArmorReader struct {
 // *bufio.Reader of at least that size it is used as is and is left just past
 // the END line, so a caller can peek with it (see IsArmored) and read what
 // follows the block.
-func NewArmorReader(r io.Reader) (*ArmorReader, error) {
-	a := &ArmorReader{
+func NewReader(r io.Reader) (*Reader, error) {
+	a := &Reader{
 		br:      bufio.NewReaderSize(r, armorBufSize),
 		headers: make(map[string][]string),
 		crc:     crc24Init,
@@ -203,28 +204,28 @@ func NewArmorReader(r io.Reader) (*ArmorReader, error) {
 
 // Type returns the block type from the BEGIN line, such as "PGP MESSAGE" or
 // "PGP PUBLIC KEY BLOCK".
-func (a *ArmorReader) Type() string { return a.typ }
+func (a *Reader) Type() string { return a.typ }
 
 // Headers returns the armor headers ("Comment", "Version", ...), each key
 // with its values in input order. The map belongs to the reader.
-func (a *ArmorReader) Headers() map[string][]string { return a.headers }
+func (a *Reader) Headers() map[string][]string { return a.headers }
 
-func (a *ArmorReader) errorf(kind error, line int, format string, args ...any) error {
-	return &ArmorError{Kind: kind, Line: line, Detail: fmt.Sprintf(format, args...)}
+func (a *Reader) errorf(kind error, line int, format string, args ...any) error {
+	return &Error{Kind: kind, Line: line, Detail: fmt.Sprintf(format, args...)}
 }
 
 // readLine returns the next input line, line ending included; the slice is
 // valid until the next call. At EOF a last line without '\n' is returned
 // normally and then (nil, io.EOF). A line longer than the buffer is skipped
 // when skipLong is set and an error otherwise.
-func (a *ArmorReader) readLine(skipLong bool) ([]byte, error) {
+func (a *Reader) readLine(skipLong bool) ([]byte, error) {
 	if a.eof {
 		return nil, io.EOF
 	}
 	line, err := a.br.ReadSlice('\n')
 	for err == bufio.ErrBufferFull {
 		if !skipLong {
-			return nil, a.errorf(ErrArmorCorrupt, a.line+1, "line longer than %d bytes", armorBufSize)
+			return nil, a.errorf(ErrCorrupt, a.line+1, "line longer than %d bytes", armorBufSize)
 		}
 		line, err = a.br.ReadSlice('\n')
 		if err == nil || err == io.EOF {
@@ -245,19 +246,19 @@ func (a *ArmorReader) readLine(skipLong bool) ([]byte, error) {
 	if !skipLong && len(line) > armorBufSize {
 		// A caller's *bufio.Reader may be larger than ours; the text
 		// buffer is sized for lines of at most armorBufSize.
-		return nil, a.errorf(ErrArmorCorrupt, a.line, "line longer than %d bytes", armorBufSize)
+		return nil, a.errorf(ErrCorrupt, a.line, "line longer than %d bytes", armorBufSize)
 	}
 	return line, nil
 }
 
-func (a *ArmorReader) readBegin() error {
+func (a *Reader) readBegin() error {
 	for {
 		line, err := a.readLine(true)
 		if err == io.EOF {
 			if a.line == 0 {
-				return a.errorf(ErrArmorNotFound, 0, "input is empty")
+				return a.errorf(ErrNotFound, 0, "input is empty")
 			}
-			return a.errorf(ErrArmorNotFound, 0, "none in %d lines of input", a.line)
+			return a.errorf(ErrNotFound, 0, "none in %d lines of input", a.line)
 		}
 		if err != nil {
 			return err
@@ -267,25 +268,25 @@ func (a *ArmorReader) readBegin() error {
 			continue
 		}
 		if len(t) <= len("-----BEGIN ")+len(armorDashes) || !bytes.HasSuffix(t, armorDashes) {
-			return a.errorf(ErrArmorCorrupt, a.line, "malformed BEGIN line %s", armorQuote(t))
+			return a.errorf(ErrCorrupt, a.line, "malformed BEGIN line %s", armorQuote(t))
 		}
 		a.typ = string(t[len("-----BEGIN ") : len(t)-len(armorDashes)])
 		if a.typ == "PGP SIGNED MESSAGE" {
 			// RFC 9580 §7: the text after this line is not base64; the
 			// cleartext signature framework reads it, not the armor decoder.
-			return a.errorf(ErrArmorCorrupt, a.line, "a cleartext signed message (BEGIN PGP SIGNED MESSAGE) is not an armored block")
+			return a.errorf(ErrCorrupt, a.line, "a cleartext signed message (BEGIN PGP SIGNED MESSAGE) is not an armored block")
 		}
 		a.endLine = "-----END " + a.typ + "-----"
 		return nil
 	}
 }
 
-func (a *ArmorReader) readHeaders() error {
+func (a *Reader) readHeaders() error {
 	size := 0
 	for {
 		line, err := a.readLine(false)
 		if err == io.EOF {
-			return a.errorf(ErrArmorTruncated, a.line, "input ended in the armor headers, before %q", a.endLine)
+			return a.errorf(ErrTruncated, a.line, "input ended in the armor headers, before %q", a.endLine)
 		}
 		if err != nil {
 			return err
@@ -301,7 +302,7 @@ func (a *ArmorReader) readHeaders() error {
 			return a.bodyLine(t)
 		}
 		if size += len(t); size > armorHeaderMax {
-			return a.errorf(ErrArmorCorrupt, a.line, "armor headers longer than %d bytes", armorHeaderMax)
+			return a.errorf(ErrCorrupt, a.line, "armor headers longer than %d bytes", armorHeaderMax)
 		}
 		a.headers[key] = append(a.headers[key], value)
 	}
@@ -324,7 +325,7 @@ func armorHeader(t []byte) (key, value string, ok bool) {
 
 // bodyLine takes one line after the headers, trailing whitespace and line
 // ending already removed.
-func (a *ArmorReader) bodyLine(t []byte) error {
+func (a *Reader) bodyLine(t []byte) error {
 	if len(t) == 0 {
 		return nil // blank lines carry no data
 	}
@@ -351,14 +352,14 @@ func (a *ArmorReader) bodyLine(t []byte) error {
 		if t[0] == '-' {
 			return a.endOfBlock(t)
 		}
-		return a.errorf(ErrArmorCorrupt, a.line, "found %s after the checksum line %d, want %q", armorQuote(t), a.footerLine, a.endLine)
+		return a.errorf(ErrCorrupt, a.line, "found %s after the checksum line %d, want %q", armorQuote(t), a.footerLine, a.endLine)
 	}
 	panic("armor: line after the END line")
 }
 
 // growText allocates the text buffer on first use (a zero-length block never
 // needs it). gather keeps armorBufSize of room, so this is called only once.
-func (a *ArmorReader) growText(n int) {
+func (a *Reader) growText(n int) {
 	c := armorTextCap
 	if len(a.text)+n > c {
 		panic("armor: text buffer overflow")
@@ -368,7 +369,7 @@ func (a *ArmorReader) growText(n int) {
 	a.text = t
 }
 
-func (a *ArmorReader) footer(t []byte) error {
+func (a *Reader) footer(t []byte) error {
 	a.stage = armorStageAfterFooter
 	a.footerLine = a.line
 	a.footerText = string(t)
@@ -383,27 +384,27 @@ func (a *ArmorReader) footer(t []byte) error {
 	if a.IgnoreChecksum {
 		return nil
 	}
-	return a.errorf(ErrArmorCorrupt, a.line, "malformed CRC24 checksum line %s, want '=' and 4 base64 characters", armorQuote(t))
+	return a.errorf(ErrCorrupt, a.line, "malformed CRC24 checksum line %s, want '=' and 4 base64 characters", armorQuote(t))
 }
 
-func (a *ArmorReader) endOfBlock(t []byte) error {
+func (a *Reader) endOfBlock(t []byte) error {
 	t = bytes.TrimLeft(t, " \t")
 	switch {
 	case string(t) == a.endLine:
 		a.stage = armorStageDone
 		return nil
 	case bytes.HasPrefix(t, []byte("-----END ")):
-		return a.errorf(ErrArmorCorrupt, a.line, "END line %s does not match %q", armorQuote(t), a.endLine)
+		return a.errorf(ErrCorrupt, a.line, "END line %s does not match %q", armorQuote(t), a.endLine)
 	case bytes.HasPrefix(t, []byte("-----BEGIN ")):
-		return a.errorf(ErrArmorCorrupt, a.line, "found %s before %q", armorQuote(t), a.endLine)
+		return a.errorf(ErrCorrupt, a.line, "found %s before %q", armorQuote(t), a.endLine)
 	}
-	return a.errorf(ErrArmorCorrupt, a.line, "found %s in the base64 body", armorQuote(t))
+	return a.errorf(ErrCorrupt, a.line, "found %s in the base64 body", armorQuote(t))
 }
 
 // gather reads body lines until the text buffer holds at least want
 // characters, or at least one quantum and no complete line is buffered (so
 // a slow stream is decoded as it arrives), or the END line was read.
-func (a *ArmorReader) gather(want int) error {
+func (a *Reader) gather(want int) error {
 	want = min(max(want, 4), armorBufSize)
 	for a.stage != armorStageDone {
 		if pending := len(a.text) - a.toff; a.stage == armorStageBody && (pending >= want || pending >= 4 && a.br.Buffered() == 0) {
@@ -411,7 +412,7 @@ func (a *ArmorReader) gather(want int) error {
 		}
 		line, err := a.readLine(false)
 		if err == io.EOF {
-			return a.errorf(ErrArmorTruncated, a.line, "input ended before %q", a.endLine)
+			return a.errorf(ErrTruncated, a.line, "input ended before %q", a.endLine)
 		}
 		if err != nil {
 			return err
@@ -426,7 +427,7 @@ func (a *ArmorReader) gather(want int) error {
 // Read decodes into p. Decoded octets are handed out before the footer and
 // END line are checked, as any stream must; the error, if any, comes at the
 // end in place of io.EOF and stays.
-func (a *ArmorReader) Read(p []byte) (int, error) {
+func (a *Reader) Read(p []byte) (int, error) {
 	for {
 		if len(a.out) > 0 {
 			n := copy(p, a.out)
@@ -485,7 +486,7 @@ func (a *ArmorReader) Read(p []byte) (int, error) {
 
 // decode decodes the next n characters of text into dst and updates the
 // CRC. n is a multiple of 4 unless it is all the text of a finished block.
-func (a *ArmorReader) decode(dst []byte, n int) (int, error) {
+func (a *Reader) decode(dst []byte, n int) (int, error) {
 	src := a.text[a.toff : a.toff+n]
 	if a.padded {
 		// An earlier decode ended with '=' padding: RFC 9580 §6.3 allows
@@ -532,7 +533,7 @@ func (a *ArmorReader) decode(dst []byte, n int) (int, error) {
 // (a small p), and moves less than that Read's share, so the cost stays
 // linear; the mark of the line the text starts in is kept, its offset now
 // negative, so errors still name the column.
-func (a *ArmorReader) compact() {
+func (a *Reader) compact() {
 	i := sort.Search(len(a.marks), func(i int) bool { return a.marks[i].off > a.toff })
 	k := copy(a.marks, a.marks[max(i-1, 0):])
 	a.marks = a.marks[:k]
@@ -545,11 +546,11 @@ func (a *ArmorReader) compact() {
 
 // base64Error reports a problem at offset off of the text not yet decoded,
 // naming the line it came from.
-func (a *ArmorReader) base64Error(off int, what string) error {
+func (a *Reader) base64Error(off int, what string) error {
 	off += a.toff
 	i := sort.Search(len(a.marks), func(i int) bool { return a.marks[i].off > off }) - 1
 	if i < 0 {
-		return a.errorf(ErrArmorCorrupt, a.line, "%s", what)
+		return a.errorf(ErrCorrupt, a.line, "%s", what)
 	}
 	m := a.marks[i]
 	end := len(a.text)
@@ -557,11 +558,11 @@ func (a *ArmorReader) base64Error(off int, what string) error {
 		end = a.marks[i+1].off
 	}
 	lineText := a.text[max(m.off, 0):end]
-	return a.errorf(ErrArmorCorrupt, m.line, "%s at column %d in %s", what, off-m.off+1, armorQuote(lineText))
+	return a.errorf(ErrCorrupt, m.line, "%s at column %d in %s", what, off-m.off+1, armorQuote(lineText))
 }
 
 // finish runs once all data is decoded: it checks the footer.
-func (a *ArmorReader) finish() error {
+func (a *Reader) finish() error {
 	if a.hasFooter && a.crc != a.footerCRC && !a.IgnoreChecksum {
 		return a.errorf(ErrCRC24Mismatch, a.footerLine, "footer %s is %06X, data gives %06X", a.footerText, a.footerCRC, a.crc)
 	}
@@ -593,8 +594,8 @@ func armorQuote(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// ArmorWriter encodes one armored block; see NewArmorWriter.
-type ArmorWriter struct {
+// Writer encodes one armored block; see NewWriter.
+type Writer struct {
 	// OmitChecksum leaves out the CRC24 footer line. RFC 9580 §6.1 says
 	// writers SHOULD NOT emit it unless a peer needs it, but gpg 2.2 and
 	// older peers do, so it is written by default. Set it before the
@@ -613,18 +614,18 @@ type ArmorWriter struct {
 	err     error  // sticky
 }
 
-// NewArmorWriter returns a writer that encodes what is written to it as an
-// armored block of blockType (such as ArmorMessage) with the given armor
+// NewWriter returns a writer that encodes what is written to it as an
+// armored block of blockType (such as Message) with the given armor
 // headers, sorted by key: the BEGIN line, the headers, a blank line, base64
 // in 64-character lines, the CRC24 footer unless OmitChecksum is set, and
 // the END line, with LF line endings, as gpg writes them. Output is
 // buffered; Close writes the rest and the tail but does not close w.
 // An invalid type or header is reported by the first Write or Close.
-func NewArmorWriter(w io.Writer, blockType string, headers map[string]string) *ArmorWriter {
-	return &ArmorWriter{w: w, typ: blockType, headers: headers, crc: crc24Init}
+func NewWriter(w io.Writer, blockType string, headers map[string]string) *Writer {
+	return &Writer{w: w, typ: blockType, headers: headers, crc: crc24Init}
 }
 
-func (a *ArmorWriter) start() error {
+func (a *Writer) start() error {
 	a.started = true
 	if !armorPrintable(a.typ, false) || a.typ == "" || strings.Contains(a.typ, "-----") {
 		return fmt.Errorf("armor: invalid block type %q", a.typ)
@@ -666,7 +667,7 @@ func armorPrintable(s string, noSpace bool) bool {
 // Write encodes p. Whole 48-octet groups are encoded in bulk straight from
 // p, one base64.Encode call per output line; fewer than 48 octets left over
 // wait in a small buffer for the next Write or Close.
-func (a *ArmorWriter) Write(p []byte) (int, error) {
+func (a *Writer) Write(p []byte) (int, error) {
 	if a.err != nil {
 		return 0, a.err
 	}
@@ -705,7 +706,7 @@ func (a *ArmorWriter) Write(p []byte) (int, error) {
 }
 
 // encodeLines encodes src, a multiple of 48 octets, as full lines.
-func (a *ArmorWriter) encodeLines(src []byte) error {
+func (a *Writer) encodeLines(src []byte) error {
 	for len(src) > 0 {
 		room := (cap(a.buf) - len(a.buf)) / armorLineLen
 		if room == 0 {
@@ -726,7 +727,7 @@ func (a *ArmorWriter) encodeLines(src []byte) error {
 	return nil
 }
 
-func (a *ArmorWriter) flush() error {
+func (a *Writer) flush() error {
 	if len(a.buf) == 0 {
 		return nil
 	}
@@ -741,7 +742,7 @@ func (a *ArmorWriter) flush() error {
 // Close encodes the last partial line, writes the CRC24 footer (unless
 // OmitChecksum) and the END line, and flushes. It does not close the
 // underlying writer. Calling Close again returns the first Close's error.
-func (a *ArmorWriter) Close() error {
+func (a *Writer) Close() error {
 	if a.closed || a.err != nil {
 		return a.err
 	}

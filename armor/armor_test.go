@@ -1,4 +1,4 @@
-package filter
+package armor
 
 import (
 	"bufio"
@@ -108,7 +108,7 @@ func TestCRC24Vectors(t *testing.T) {
 }
 
 func TestArmorRFCSample(t *testing.T) {
-	a, err := NewArmorReader(strings.NewReader(rfc4880Sample))
+	a, err := NewReader(strings.NewReader(rfc4880Sample))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestArmorRFCSample(t *testing.T) {
 	if len(got) != 58 || got[0] != 0xc8 {
 		t.Errorf("decoded %d octets starting %x", len(got), got[:1])
 	}
-	if a.Type() != ArmorMessage {
+	if a.Type() != Message {
 		t.Errorf("Type = %q", a.Type())
 	}
 	if v := a.Headers()["Version"]; len(v) != 1 || v[0] != "OpenPrivacy 0.99" {
@@ -140,7 +140,7 @@ func TestArmorGPGSample(t *testing.T) {
 		{"blank line before END", strings.Replace(gpgSample, "=mnAT\n", "=mnAT\n\n", 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := NewArmorReader(strings.NewReader(tc.in))
+			a, err := NewReader(strings.NewReader(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestArmorGPGSample(t *testing.T) {
 
 func TestArmorWriterMatchesGPG(t *testing.T) {
 	var buf bytes.Buffer
-	w := NewArmorWriter(&buf, "PGP ARMORED FILE", map[string]string{"Comment": `Use "gpg --dearmor" for unpacking`})
+	w := NewWriter(&buf, "PGP ARMORED FILE", map[string]string{"Comment": `Use "gpg --dearmor" for unpacking`})
 	if _, err := w.Write([]byte("hello")); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestArmorWriterMatchesGPG(t *testing.T) {
 
 	want, _ := hex.DecodeString(gpgSampleBinary)
 	buf.Reset()
-	w = NewArmorWriter(&buf, ArmorMessage, nil)
+	w = NewWriter(&buf, Message, nil)
 	w.Write(want)
 	w.Close()
 	if buf.String() != gpgSample {
@@ -181,7 +181,7 @@ func TestArmorWriterMatchesGPG(t *testing.T) {
 // armorEncode armors data, writing it in random pieces.
 func armorEncode(t testing.TB, data []byte, rng *rand.Rand, omitCRC bool) []byte {
 	var buf bytes.Buffer
-	w := NewArmorWriter(&buf, ArmorMessage, map[string]string{"Comment": "test", "Charset": "UTF-8"})
+	w := NewWriter(&buf, Message, map[string]string{"Comment": "test", "Charset": "UTF-8"})
 	w.OmitChecksum = omitCRC
 	for p := data; len(p) > 0; {
 		n := min(len(p), 1+rng.IntN(3*armorLineData))
@@ -201,7 +201,7 @@ func armorEncode(t testing.TB, data []byte, rng *rand.Rand, omitCRC bool) []byte
 
 // armorDecode reads an armored block with reads of bufSize.
 func armorDecode(r io.Reader, bufSize int) ([]byte, error) {
-	a, err := NewArmorReader(r)
+	a, err := NewReader(r)
 	if err != nil {
 		return nil, err
 	}
@@ -317,25 +317,25 @@ func TestArmorErrors(t *testing.T) {
 		kind error
 		msg  string // a part of the message
 	}{
-		{"empty input", "", ErrArmorNotFound, "input is empty"},
-		{"only blank lines", "\n\n  \n", ErrArmorNotFound, "none in 3 lines"},
-		{"binary input", "\x8c\x0d\x04\x09\x03\x02", ErrArmorNotFound, "none in 1 lines"},
+		{"empty input", "", ErrNotFound, "input is empty"},
+		{"only blank lines", "\n\n  \n", ErrNotFound, "none in 3 lines"},
+		{"binary input", "\x8c\x0d\x04\x09\x03\x02", ErrNotFound, "none in 1 lines"},
 		{"bad CRC", bad("=mnAT", "=mnAU"), ErrCRC24Mismatch, "line 6: footer =mnAU is 9A7014, data gives 9A7013"},
-		{"malformed CRC", bad("=mnAT", "=mnA"), ErrArmorCorrupt, `line 6: malformed CRC24 checksum line "=mnA"`},
-		{"bad base64", bad("/xVWk13B", "/xVWk1*B"), ErrArmorCorrupt, "line 4: invalid base64 at column 7"},
-		{"junk line", bad("Kvr1ADu3fa4=\n", "this is not base64!\nKvr1ADu3fa4=\n"), ErrArmorCorrupt, `line 5: invalid base64 at column 5 in "this is not base64!"`},
-		{"space inside line", bad("/xVWk13B", "/xVWk 13B"), ErrArmorCorrupt, "line 4: invalid base64 at column 6"},
-		{"data after padding", bad("Kvr1ADu3fa4=\n", "Kvr1ADu3fa4=\nAAAA\n"), ErrArmorCorrupt, "line 6: base64 data after '=' padding at column 1"},
-		{"incomplete quantum", bad("Kvr1ADu3fa4=", "Kvr1ADu3f"), ErrArmorCorrupt, "line 5: incomplete base64 quantum at the end of the data at column 9"},
-		{"missing END", bad("-----END PGP MESSAGE-----\n", ""), ErrArmorTruncated, `line 6: input ended before "-----END PGP MESSAGE-----"`},
-		{"cut in body", gpgSample[:100], ErrArmorTruncated, "line 4: input ended"},
-		{"cut in headers", "-----BEGIN PGP MESSAGE-----\nComment: x\n", ErrArmorTruncated, "line 2: input ended in the armor headers"},
-		{"wrong END type", bad("END PGP MESSAGE", "END PGP SIGNATURE"), ErrArmorCorrupt, `line 7: END line "-----END PGP SIGNATURE-----" does not match "-----END PGP MESSAGE-----"`},
-		{"junk after footer", bad("=mnAT\n", "=mnAT\nhello\n"), ErrArmorCorrupt, `line 7: found "hello" after the checksum line 6`},
-		{"second BEGIN", bad("=mnAT\n", "-----BEGIN PGP MESSAGE-----\n"), ErrArmorCorrupt, "line 6: found \"-----BEGIN PGP MESSAGE-----\" before"},
-		{"malformed BEGIN", "-----BEGIN PGP MESSAGE\n\nAAAA\n", ErrArmorCorrupt, "line 1: malformed BEGIN line"},
-		{"cleartext signed", "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nhi\n", ErrArmorCorrupt, "cleartext signed message"},
-		{"long line", "-----BEGIN PGP MESSAGE-----\n\n" + strings.Repeat("A", 70000) + "\n", ErrArmorCorrupt, "line 3: line longer than 65536 bytes"},
+		{"malformed CRC", bad("=mnAT", "=mnA"), ErrCorrupt, `line 6: malformed CRC24 checksum line "=mnA"`},
+		{"bad base64", bad("/xVWk13B", "/xVWk1*B"), ErrCorrupt, "line 4: invalid base64 at column 7"},
+		{"junk line", bad("Kvr1ADu3fa4=\n", "this is not base64!\nKvr1ADu3fa4=\n"), ErrCorrupt, `line 5: invalid base64 at column 5 in "this is not base64!"`},
+		{"space inside line", bad("/xVWk13B", "/xVWk 13B"), ErrCorrupt, "line 4: invalid base64 at column 6"},
+		{"data after padding", bad("Kvr1ADu3fa4=\n", "Kvr1ADu3fa4=\nAAAA\n"), ErrCorrupt, "line 6: base64 data after '=' padding at column 1"},
+		{"incomplete quantum", bad("Kvr1ADu3fa4=", "Kvr1ADu3f"), ErrCorrupt, "line 5: incomplete base64 quantum at the end of the data at column 9"},
+		{"missing END", bad("-----END PGP MESSAGE-----\n", ""), ErrTruncated, `line 6: input ended before "-----END PGP MESSAGE-----"`},
+		{"cut in body", gpgSample[:100], ErrTruncated, "line 4: input ended"},
+		{"cut in headers", "-----BEGIN PGP MESSAGE-----\nComment: x\n", ErrTruncated, "line 2: input ended in the armor headers"},
+		{"wrong END type", bad("END PGP MESSAGE", "END PGP SIGNATURE"), ErrCorrupt, `line 7: END line "-----END PGP SIGNATURE-----" does not match "-----END PGP MESSAGE-----"`},
+		{"junk after footer", bad("=mnAT\n", "=mnAT\nhello\n"), ErrCorrupt, `line 7: found "hello" after the checksum line 6`},
+		{"second BEGIN", bad("=mnAT\n", "-----BEGIN PGP MESSAGE-----\n"), ErrCorrupt, "line 6: found \"-----BEGIN PGP MESSAGE-----\" before"},
+		{"malformed BEGIN", "-----BEGIN PGP MESSAGE\n\nAAAA\n", ErrCorrupt, "line 1: malformed BEGIN line"},
+		{"cleartext signed", "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nhi\n", ErrCorrupt, "cleartext signed message"},
+		{"long line", "-----BEGIN PGP MESSAGE-----\n\n" + strings.Repeat("A", 70000) + "\n", ErrCorrupt, "line 3: line longer than 65536 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, bs := range []int{1, 512} {
@@ -358,7 +358,7 @@ func TestArmorErrors(t *testing.T) {
 }
 
 func TestArmorErrorIsSticky(t *testing.T) {
-	a, err := NewArmorReader(strings.NewReader(strings.Replace(gpgSample, "=mnAT", "=mnAU", 1)))
+	a, err := NewReader(strings.NewReader(strings.Replace(gpgSample, "=mnAT", "=mnAU", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestArmorErrorIsSticky(t *testing.T) {
 func TestArmorIgnoreChecksum(t *testing.T) {
 	want, _ := hex.DecodeString(gpgSampleBinary)
 	for _, footer := range []string{"=mnAU", "=mn", "=!!!!"} {
-		a, err := NewArmorReader(strings.NewReader(strings.Replace(gpgSample, "=mnAT", footer, 1)))
+		a, err := NewReader(strings.NewReader(strings.Replace(gpgSample, "=mnAT", footer, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,11 +394,11 @@ func TestArmorIgnoreChecksum(t *testing.T) {
 func TestArmorHeaders(t *testing.T) {
 	in := "-----BEGIN PGP PUBLIC KEY BLOCK-----\r\nComment: one\r\nComment:two  \r\nVersion: X 1.0\r\n\r\n" +
 		"aGVsbG8=\r\n=R/WK\r\n-----END PGP PUBLIC KEY BLOCK-----\r\n"
-	a, err := NewArmorReader(strings.NewReader(in))
+	a, err := NewReader(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Type() != ArmorPublicKey {
+	if a.Type() != PublicKey {
 		t.Errorf("Type = %q", a.Type())
 	}
 	h := a.Headers()
@@ -416,14 +416,14 @@ func TestArmorHeaders(t *testing.T) {
 func TestArmorConsecutiveBlocks(t *testing.T) {
 	var in bytes.Buffer
 	for _, s := range []string{"first", "second"} {
-		w := NewArmorWriter(&in, ArmorSignature, nil)
+		w := NewWriter(&in, Signature, nil)
 		w.Write([]byte(s))
 		w.Close()
 	}
 	in.WriteString("trailer\n")
 	br := bufio.NewReaderSize(&in, armorBufSize)
 	for _, s := range []string{"first", "second"} {
-		a, err := NewArmorReader(br)
+		a, err := NewReader(br)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -467,12 +467,12 @@ func TestArmorWriterErrors(t *testing.T) {
 	}{
 		{"", nil},
 		{"PGP MESSAGE-----\nX", nil},
-		{ArmorMessage, map[string]string{"Comment": "a\nb"}},
-		{ArmorMessage, map[string]string{"Bad Key": "x"}},
-		{ArmorMessage, map[string]string{"a:b": "x"}},
+		{Message, map[string]string{"Comment": "a\nb"}},
+		{Message, map[string]string{"Bad Key": "x"}},
+		{Message, map[string]string{"a:b": "x"}},
 	} {
 		var buf bytes.Buffer
-		w := NewArmorWriter(&buf, tc.typ, tc.headers)
+		w := NewWriter(&buf, tc.typ, tc.headers)
 		if _, err := w.Write([]byte("x")); err == nil {
 			t.Errorf("type %q headers %q: Write accepted", tc.typ, tc.headers)
 		}
@@ -481,7 +481,7 @@ func TestArmorWriterErrors(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	w := NewArmorWriter(&buf, ArmorMessage, nil)
+	w := NewWriter(&buf, Message, nil)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func TestArmorGPGLive(t *testing.T) {
 	}
 }
 
-func FuzzArmorReader(f *testing.F) {
+func FuzzReader(f *testing.F) {
 	f.Add([]byte(gpgSample))
 	f.Add([]byte(rfc4880Sample))
 	f.Add([]byte(gpgEnarmorHello))
@@ -593,14 +593,14 @@ func armorBenchData() []byte {
 func BenchmarkArmorDecode(b *testing.B) {
 	data := armorBenchData()
 	var buf bytes.Buffer
-	w := NewArmorWriter(&buf, ArmorMessage, nil)
+	w := NewWriter(&buf, Message, nil)
 	w.Write(data)
 	w.Close()
 	enc := buf.Bytes()
 	b.SetBytes(armorBenchSize)
 	b.ResetTimer()
 	for range b.N {
-		a, err := NewArmorReader(bytes.NewReader(enc))
+		a, err := NewReader(bytes.NewReader(enc))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -617,7 +617,7 @@ func BenchmarkArmorEncode(b *testing.B) {
 	b.SetBytes(armorBenchSize)
 	b.ResetTimer()
 	for range b.N {
-		w := NewArmorWriter(io.Discard, ArmorMessage, nil)
+		w := NewWriter(io.Discard, Message, nil)
 		for p := data; len(p) > 0; p = p[min(len(p), 64<<10):] {
 			w.Write(p[:min(len(p), 64<<10)])
 		}
@@ -639,7 +639,7 @@ func BenchmarkCRC24(b *testing.B) {
 // TestArmorFuzzSeeds keeps the committed corpus readable by the fuzz engine
 // format (a guard against hand-edited seeds).
 func TestArmorFuzzSeeds(t *testing.T) {
-	files, _ := filepath.Glob("testdata/fuzz/FuzzArmorReader/*")
+	files, _ := filepath.Glob("testdata/fuzz/FuzzReader/*")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil || !bytes.HasPrefix(b, []byte("go test fuzz v1\n")) {
