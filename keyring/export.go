@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/pgpstream/pgpstream/armor"
 )
 
 // Export writes the matching keys (all without patterns), as transferable
@@ -39,18 +39,12 @@ func (r *Ring) Export(w io.Writer, patterns []string, secret, armored bool) erro
 	}
 	// RFC 9580 section 6.1: no CRC-24 with v6 keys; older readers may
 	// still want it on v4 data, and it costs nothing there.
-	aw, err := armor.EncodeWithChecksumOption(w, typ, nil, !v6)
-	if err != nil {
-		return err
-	}
+	aw := armor.NewWriter(w, typ, nil)
+	aw.OmitChecksum = v6
 	if _, err := aw.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	if err := aw.Close(); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, "\n")
-	return err
+	return aw.Close()
 }
 
 // secretExportBlock is the public certificate, which has every merged

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/pgpstream/pgpstream/armor"
 )
 
 // ImportStats counts what Import did, in the categories gpg reports.
@@ -24,8 +24,8 @@ type ImportStats struct {
 }
 
 const (
-	publicKeyBlock  = "PGP PUBLIC KEY BLOCK"
-	privateKeyBlock = "PGP PRIVATE KEY BLOCK"
+	publicKeyBlock  = armor.PublicKey
+	privateKeyBlock = armor.PrivateKey
 )
 
 var armorStart = []byte("-----BEGIN PGP ")
@@ -54,17 +54,17 @@ func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
 			break
 		}
 		rest = rest[i:]
-		blk, err := armor.Decode(bytes.NewReader(rest))
+		blk, err := armor.NewReader(bytes.NewReader(rest))
 		if err != nil {
 			return nil, fmt.Errorf("keyring: decoding armor: %w", err)
 		}
-		body, err := readAll(blk.Body)
+		body, err := readAll(blk)
 		if err != nil {
-			return nil, fmt.Errorf("keyring: decoding armored %s: %w", blk.Type, err)
+			return nil, fmt.Errorf("keyring: decoding armored %s: %w", blk.Type(), err)
 		}
 		rest = rest[len(armorStart):]
-		if blk.Type != publicKeyBlock && blk.Type != privateKeyBlock {
-			other = append(other, blk.Type)
+		if typ := blk.Type(); typ != publicKeyBlock && typ != privateKeyBlock {
+			other = append(other, typ)
 			continue
 		}
 		p, err := splitPackets(body)
