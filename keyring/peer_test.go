@@ -9,14 +9,25 @@ import (
 	"testing"
 )
 
+// requirePeer skips the test when the peer program is not installed,
+// unless PGPSTREAM_REQUIRE_PEERS is set (as CI sets it): then a missing
+// peer is a failure, so a test that stopped testing is noticed.
+func requirePeer(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
+			t.Fatalf("%s is not installed and PGPSTREAM_REQUIRE_PEERS is set", name)
+		}
+		t.Skipf("%s is not installed (set PGPSTREAM_REQUIRE_PEERS=1 to make this a failure)", name)
+	}
+}
+
 // gnupgHome makes a short-lived GNUPGHOME. It lives under os.TempDir, not
 // t.TempDir: gpg-agent's socket path must fit in sun_path (108 bytes), and
 // test temp paths can be longer than that.
 func gnupgHome(t *testing.T) func(args ...string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("gpg"); err != nil {
-		t.Skip("gpg not on PATH")
-	}
+	requirePeer(t, "gpg")
 	dir, err := os.MkdirTemp("", "pgk")
 	if err != nil {
 		t.Fatal(err)
@@ -135,13 +146,11 @@ func TestGnuPGReadsOurKeys(t *testing.T) {
 }
 
 func TestSequoiaKey(t *testing.T) {
-	if _, err := exec.LookPath("sq"); err != nil {
-		t.Skip("sq not on PATH")
-	}
+	requirePeer(t, "sq")
 	dir := t.TempDir()
 	key := filepath.Join(dir, "sq.pgp")
 	if out, err := exec.Command("sq", "key", "generate", "--userid", "Sq <s@sq.test>", "--export", key).CombinedOutput(); err != nil {
-		t.Skipf("sq key generate: %v\n%s", err, out)
+		t.Fatalf("sq key generate: %v\n%s", err, out)
 	}
 	r := openRing(t)
 	st := importFile(t, r, key)
@@ -163,15 +172,13 @@ func TestSequoiaKey(t *testing.T) {
 }
 
 func TestRNPKey(t *testing.T) {
-	if _, err := exec.LookPath("rnpkeys"); err != nil {
-		t.Skip("rnpkeys not on PATH")
-	}
+	requirePeer(t, "rnpkeys")
 	home := filepath.Join(t.TempDir(), "rnp")
 	os.Mkdir(home, 0o700)
 	run := func(args ...string) []byte {
 		out, err := exec.Command("rnpkeys", append([]string{"--homedir", home}, args...)...).Output()
 		if err != nil {
-			t.Skipf("rnpkeys %v: %v", args, err)
+			t.Fatalf("rnpkeys %v: %v", args, err)
 		}
 		return out
 	}
