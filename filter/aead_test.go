@@ -91,7 +91,7 @@ func TestGnuPGVectors(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "aead")
 	manifest, err := os.ReadFile(filepath.Join(dir, "manifest.tsv"))
 	if err != nil {
-		t.Skip("no GnuPG vectors:", err)
+		t.Fatal(err)
 	}
 	privs, _ := readSecretKeys(t, filepath.Join(dir, "key-sec.asc"))
 	sc := bufio.NewScanner(bytes.NewReader(manifest))
@@ -137,21 +137,20 @@ func TestGnuPGVectors(t *testing.T) {
 	}
 }
 
-// sharedVectors finds the project's shared vector folder next to the repository.
+// sharedVectors is a folder of vectors that may not be copied into the
+// repository: $PGPSTREAM_SHARED_VECTORS/sub, by default
+// ../shared/vectors/sub beside the repository. The test skips, naming the
+// folder, when it is absent.
 func sharedVectors(t *testing.T, sub string) string {
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
+	root := os.Getenv("PGPSTREAM_SHARED_VECTORS")
+	if root == "" {
+		root = filepath.Join("..", "..", "shared", "vectors") // from filter/ to beside the repository
 	}
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "vectors", sub)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			t.Skip("no shared/vectors/" + sub + " next to the repository")
-		}
+	p := filepath.Join(root, sub)
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		t.Skipf("%s is absent (set PGPSTREAM_SHARED_VECTORS to the folder holding %s/)", p, sub)
 	}
+	return p
 }
 
 // TestGnuPGSamples reads GnuPG's published symmetric samples in place
@@ -160,7 +159,7 @@ func TestGnuPGSamples(t *testing.T) {
 	dir := sharedVectors(t, "gnupg-samples")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.asc"))
 	if len(files) == 0 {
-		t.Skip("no samples")
+		t.Fatalf("no samples in %s", dir)
 	}
 	for _, f := range files {
 		ct, err := os.ReadFile(f)
@@ -506,7 +505,7 @@ func TestRFC9580Vectors(t *testing.T) {
 	keys := filepath.Join("..", "testdata", "keys")
 	msg, err := os.ReadFile(filepath.Join(keys, "rfc9580-x25519-ocb.asc"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	privs, _ := readSecretKeys(t, filepath.Join(keys, "rfc9580-v6-sec.asc"))
 	var out bytes.Buffer

@@ -540,7 +540,7 @@ func decryptMessage(t *testing.T, r *Ring, path string, passphrase []byte) strin
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	var rd io.Reader = bytes.NewReader(data)
 	if bytes.HasPrefix(data, []byte("-----BEGIN")) {
