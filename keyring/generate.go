@@ -10,6 +10,8 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/ProtonMail/go-crypto/openpgp/s2k"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	"github.com/pgpstream/pgpstream/internal/testhook"
 )
 
 // GenOptions says what key Generate makes.
@@ -145,12 +147,12 @@ func lockConfig(v6 bool) *packet.Config {
 	if !v6 {
 		return &packet.Config{
 			DefaultCipher: packet.CipherAES256,
-			S2KConfig:     &s2k.Config{S2KMode: s2k.IteratedSaltedS2K, Hash: crypto.SHA256},
+			S2KConfig:     &s2k.Config{S2KMode: s2k.IteratedSaltedS2K, Hash: crypto.SHA256, S2KCount: testhook.S2KCount},
 		}
 	}
 	return &packet.Config{
 		DefaultCipher: packet.CipherAES256,
 		AEADConfig:    &packet.AEADConfig{DefaultMode: packet.AEADModeOCB},
-		S2KConfig:     &s2k.Config{S2KMode: s2k.Argon2S2K},
+		S2KConfig:     &s2k.Config{S2KMode: s2k.Argon2S2K, Argon2Config: testhook.Argon2},
 	}
 }

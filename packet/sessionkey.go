@@ -9,6 +9,8 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/ProtonMail/go-crypto/openpgp/s2k"
+
+	"github.com/pgpstream/pgpstream/internal/testhook"
 )
 
 // PKESK is a Public-Key Encrypted Session Key packet (RFC 9580 §5.1),
@@ -165,18 +167,26 @@ func (s *SKESK) Decrypt(passphrase []byte) ([]byte, CipherAlgo, error) {
 // largest the format can express, ~65 MB of hashing per passphrase.
 const S2KCount = 65011712
 
+// s2kCount is S2KCount, or the tests' lower cost (see internal/testhook).
+func s2kCount() int {
+	if testhook.S2KCount != 0 {
+		return testhook.S2KCount
+	}
+	return S2KCount
+}
+
 // WriteSKESK encrypts sessionKey under passphrase: v4 with iterated and
 // salted S2K (SHA-256) of count bytes (0: S2KCount), or v6 with Argon2 when v6 is true.
 func WriteSKESK(w io.Writer, c CipherAlgo, sessionKey, passphrase []byte, v6 bool, count int) error {
 	if count == 0 {
-		count = S2KCount
+		count = s2kCount()
 	}
 	cfg := &gcpacket.Config{
 		DefaultCipher: gcpacket.CipherFunction(c),
 		S2KConfig:     &s2k.Config{S2KMode: s2k.IteratedSaltedS2K, Hash: crypto.SHA256, S2KCount: count},
 	}
 	if v6 {
-		cfg.S2KConfig = &s2k.Config{S2KMode: s2k.Argon2S2K}
+		cfg.S2KConfig = &s2k.Config{S2KMode: s2k.Argon2S2K, Argon2Config: testhook.Argon2}
 		cfg.DefaultCipher = gcpacket.CipherFunction(c)
 	}
 	return gcpacket.SerializeSymmetricKeyEncryptedAEADReuseKey(w, sessionKey, passphrase, v6, cfg)

@@ -44,7 +44,7 @@ func skeskV5AEAD(c CipherAlgo, mode AEADAlgo, kek []byte) (cipher.AEAD, error) {
 // bytes (0: S2KCount).
 func WriteSKESKv5(w io.Writer, c CipherAlgo, mode AEADAlgo, sessionKey, passphrase []byte, count int) error {
 	if count == 0 {
-		count = S2KCount
+		count = s2kCount()
 	}
 	if c.BlockSize() != 16 || len(sessionKey) != c.KeySize() {
 		return errors.New("SKESK v5: the session key must be for a 128-bit block cipher")

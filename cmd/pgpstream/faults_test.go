@@ -32,10 +32,7 @@ type faultFixture struct {
 
 func newFaultFixture(t *testing.T) *faultFixture {
 	t.Helper()
-	bin, err := pgpstreamBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := pgpstreamPath(t)
 	dir := t.TempDir()
 	f := &faultFixture{bin: bin, home: filepath.Join(dir, "home")}
 	f.run(t, nil, "--batch", "--quick-gen-key", "Fault <fault@example.org>")

@@ -79,7 +79,7 @@ func TestPeerCorpus(t *testing.T) {
 		t.Run(strings.TrimSuffix(m.msg, filepath.Ext(m.msg)), func(t *testing.T) {
 			home := t.TempDir()
 			if m.key != "" {
-				if code, _, stderr := runPgpstream(t, nil, "--homedir", home, "--batch", "--import", filepath.Join(dir, m.key)); code != 0 {
+				if code, _, stderr := runInProcess(nil, "--homedir", home, "--batch", "--import", filepath.Join(dir, m.key)); code != 0 {
 					t.Fatalf("--import %s: exit %d\n%s", m.key, code, stderr)
 				}
 			}
@@ -87,7 +87,7 @@ func TestPeerCorpus(t *testing.T) {
 			if m.pass != "" {
 				args = append([]string{"--passphrase", m.pass}, args...)
 			}
-			code, stdout, stderr := runPgpstream(t, nil, args...)
+			code, stdout, stderr := runInProcess(nil, args...)
 			if code != 0 {
 				t.Fatalf("--decrypt %s: exit %d\n%s", m.msg, code, stderr)
 			}
@@ -116,13 +116,6 @@ func TestPeerCorpus(t *testing.T) {
 			t.Errorf("testdata/peers/%s is not in peerCorpus", n)
 		}
 	}
-}
-
-func runPgpstream(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	code := run(append([]string{"pgpstream"}, args...), bytes.NewReader(stdin), &stdout, &stderr)
-	return code, stdout.Bytes(), stderr.String()
 }
 
 func trunc(b []byte) []byte {

@@ -5,19 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
-
-// pgp runs the command in-process and fails the test on a non-zero exit.
-func pgp(t *testing.T, stdin []byte, args ...string) []byte {
-	t.Helper()
-	var out, errb bytes.Buffer
-	if code := run(append([]string{"pgpstream"}, args...), bytes.NewReader(stdin), &out, &errb); code != 0 {
-		t.Fatalf("pgpstream %s: exit %d\n%s", strings.Join(args, " "), code, errb.String())
-	}
-	return out.Bytes()
-}
 
 func pattern(n int) []byte {
 	b := make([]byte, n)
@@ -33,7 +22,7 @@ func pattern(n int) []byte {
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
-	pgp(t, nil, "--homedir", home, "--batch", "--quick-gen-key", "RT <rt@example.org>")
+	mustRun(t, nil, "--homedir", home, "--batch", "--quick-gen-key", "RT <rt@example.org>")
 	pw := filepath.Join(dir, "pw")
 	os.WriteFile(pw, []byte("correct horse\n"), 0o600)
 
@@ -67,11 +56,11 @@ func TestRoundTrip(t *testing.T) {
 						} else {
 							args = append(args, in)
 						}
-						ct := pgp(t, stdin, args...)
+						ct := mustRun(t, stdin, args...)
 						if armor != bytes.HasPrefix(ct, []byte("-----BEGIN PGP MESSAGE-----")) {
 							t.Fatalf("%s: armor %v but output starts %q", name, armor, ct[:min(len(ct), 20)])
 						}
-						got := pgp(t, ct, "--homedir", home, "--batch", "--passphrase-file", pw, "-d")
+						got := mustRun(t, ct, "--homedir", home, "--batch", "--passphrase-file", pw, "-d")
 						if !bytes.Equal(got, plain) {
 							t.Fatalf("%s: got %d bytes back, want %d", name, len(got), len(plain))
 						}

@@ -71,9 +71,8 @@ func TestSignExitCodes(t *testing.T) {
 	plain := filepath.Join(dir, "plain.txt")
 	os.WriteFile(plain, []byte("Hello, world!\n"), 0o644)
 	pgp := func(args ...string) (int, string) {
-		var stderr bytes.Buffer
-		code := run(append([]string{"pgpstream", "--batch", "--yes"}, args...), bytes.NewReader(nil), io.Discard, &stderr)
-		return code, stderr.String()
+		code, _, stderr := runInProcess(nil, append([]string{"--batch", "--yes"}, args...)...)
+		return code, stderr
 	}
 	if code, out := pgp("--quick-gen-key", "Ed <ed@pgpstream.test>", "ed25519"); code != 0 {
 		t.Fatal(out)
@@ -100,27 +99,5 @@ func TestSignExitCodes(t *testing.T) {
 	}
 	if code, _ := pgp("--verify", plain); code != 2 {
 		t.Fatalf("not OpenPGP: exit %d", code)
-	}
-}
-
-// TestGnuPG24SignedVector decrypts and checks GnuPG 2.4.8's signed message
-// in LibrePGP's AEAD packet (tag 20).
-func TestGnuPG24SignedVector(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "aead")
-	home := t.TempDir()
-	var stderr, stdout bytes.Buffer
-	if code := run([]string{"pgpstream", "--homedir", home, "--import", filepath.Join(dir, "key-sec.asc")}, nil, io.Discard, &stderr); code != 0 {
-		t.Fatal(stderr.String())
-	}
-	stderr.Reset()
-	code := run([]string{"pgpstream", "--homedir", home, "--batch", "--status-fd", "1", "-d", filepath.Join(dir, "signed-aead-1000.gpg")}, nil, &stdout, &stderr)
-	if code != 0 && bytes.Contains(stderr.Bytes(), []byte("unsupported")) {
-		t.Skipf("AEAD (tag 20) not supported: %s", stderr.String())
-	}
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	if !bytes.Contains(stdout.Bytes(), []byte("[GNUPG:] GOODSIG 26B4AB37B098AE9B pgpstream anchor <anchor@pgpstream.test>\n")) {
-		t.Fatalf("no GOODSIG:\n%s\n%s", stdout.String(), stderr.String())
 	}
 }

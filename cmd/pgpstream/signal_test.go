@@ -43,13 +43,9 @@ func bigMessage(t *testing.T, dir string, size int64) string {
 // TestBrokenPipe: a reader that goes away mid-stream ends pgpstream with
 // a non-zero status and no files.
 func TestBrokenPipe(t *testing.T) {
-	bin, err := pgpstreamBinary()
-	if err != nil {
-		t.Skip(err)
-	}
 	dir := t.TempDir()
 	home := bigMessage(t, dir, 32<<20)
-	cmd := exec.Command(bin, "--homedir", home, "--batch", "-d", filepath.Join(dir, "msg.pgp"))
+	cmd := pgpstreamCmd(t, "--homedir", home, "--batch", "-d", filepath.Join(dir, "msg.pgp"))
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -69,14 +65,10 @@ func TestBrokenPipe(t *testing.T) {
 // size limit (RLIMIT_FSIZE) are clear errors, and nothing is left under
 // the output name.
 func TestWriteErrors(t *testing.T) {
-	bin, err := pgpstreamBinary()
-	if err != nil {
-		t.Skip(err)
-	}
 	dir := t.TempDir()
 	home := bigMessage(t, dir, 16<<20)
 	if full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0); err == nil {
-		cmd := exec.Command(bin, "--homedir", home, "--batch", "-d", filepath.Join(dir, "msg.pgp"))
+		cmd := pgpstreamCmd(t, "--homedir", home, "--batch", "-d", filepath.Join(dir, "msg.pgp"))
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = full, &stderr
 		err := cmd.Run()
@@ -87,7 +79,7 @@ func TestWriteErrors(t *testing.T) {
 		}
 	}
 	// A 1 MiB file size limit, set in a shell around the command.
-	sh := exec.Command("sh", "-c", `ulimit -f 1024 && exec "$0" "$@"`, bin, "--homedir", home, "--batch",
+	sh := exec.Command("sh", "-c", `ulimit -f 1024 && exec "$0" "$@"`, pgpstreamPath(t), "--homedir", home, "--batch",
 		"-o", filepath.Join(dir, "out.bin"), "-d", filepath.Join(dir, "msg.pgp"))
 	out, err := sh.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "pgpstream: error: ") || !strings.Contains(string(out), "file too large") {

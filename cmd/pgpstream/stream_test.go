@@ -10,24 +10,48 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
-// pgpstreamBinary builds the command once for the tests that need a
-// process of their own (peak RSS is per process).
-var pgpstreamBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pgpstream-bin-")
+// pgpstreamPath is the test binary's copy named pgpstream, first on PATH
+// (testscript.Main puts it there; see TestMain): run, it is pgpstream.
+func pgpstreamPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("pgpstream")
 	if err != nil {
-		return "", err
+		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "pgpstream")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	return p
+}
+
+// pgpstreamCmd runs pgpstream in a process of its own, for the tests
+// that signal it, close its pipes or measure its memory. No build, no
+// other program needed.
+func pgpstreamCmd(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	return exec.Command(pgpstreamPath(t), args...)
+}
+
+// peakRSSEnv names the file where the pgpstream process of a test writes
+// its peak RSS (VmHWM) when it exits; see TestMain.
+const peakRSSEnv = "PGPSTREAM_TEST_PEAK_RSS"
+
+// writePeakRSS writes this process's peak resident set size in KiB, as the
+// kernel counts it for the process (VmHWM, which exec resets, unlike
+// wait4's ru_maxrss: Go starts children with vfork, so a child's ru_maxrss
+// starts at the test process's high-water mark).
+func writePeakRSS(path string) {
+	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		return
 	}
-	return bin, nil
-})
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			os.WriteFile(path, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), 0o644)
+			return
+		}
+	}
+}
 
 type zeros struct{}
 
@@ -36,26 +60,13 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runBin runs the binary with stdin and stdout as given and returns its
-// peak RSS in KiB, as GNU time reports it.
-//
-// Not wait4's ru_maxrss of our own child: Go starts children with vfork,
-// and Linux carries the parent's high-water mark into the child's
-// ru_maxrss across exec, so a test process that has grown would be
-// measured instead. GNU time forks a child from its own small process,
-// whose figure is the command's alone.
+// runBin runs pgpstream in a process of its own with stdin and stdout as
+// given and returns its peak RSS in KiB.
 func runBin(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) int64 {
 	t.Helper()
-	bin, err := pgpstreamBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gnuTime, err := exec.LookPath("/usr/bin/time")
-	if err != nil {
-		t.Skip("needs GNU time (/usr/bin/time, Debian package time) to measure peak RSS")
-	}
 	report := filepath.Join(t.TempDir(), "rss")
-	cmd := exec.Command(gnuTime, append([]string{"-f", "%M", "-o", report, bin}, args...)...)
+	cmd := pgpstreamCmd(t, args...)
+	cmd.Env = append(os.Environ(), peakRSSEnv+"="+report)
 	cmd.Stdin, cmd.Stdout = stdin, stdout
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -64,11 +75,11 @@ func runBin(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) int
 	}
 	b, err := os.ReadFile(report)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("no peak RSS reported (is /proc mounted?): %v", err)
 	}
-	kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	kib, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {
-		t.Fatalf("GNU time reported %q", b)
+		t.Fatalf("peak RSS %q: %v", b, err)
 	}
 	return kib
 }
@@ -79,9 +90,6 @@ func runBin(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) int
 // buffers, AEAD in a few chunks per worker. The data also round-trips (a
 // SHA-256 over the output).
 func TestStreamingMemory(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("needs the go command to build pgpstream")
-	}
 	sizes := []int64{64 << 20, 1 << 30, 4 << 30}
 	if testing.Short() {
 		sizes = []int64{16 << 20, 256 << 20}

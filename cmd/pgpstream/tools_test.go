@@ -12,17 +12,12 @@ import (
 	"github.com/pgpstream/pgpstream/internal/hwf"
 )
 
-// pgpstreamExec runs the test binary as pgpstream in a child process (see
-// TestMain), which is what --disable-hwf needs: it re-runs the process with
-// GODEBUG set, and must not replace the test binary itself.
+// pgpstreamExec runs pgpstream in a process of its own in dir, which is
+// what --disable-hwf needs: it re-runs the process with GODEBUG set, and
+// must not replace the test process itself.
 func pgpstreamExec(t *testing.T, dir string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Args = append([]string{"pgpstream"}, args...)
+	cmd := pgpstreamCmd(t, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PGPSTREAM_HOME="+filepath.Join(dir, ".pgpstream"))
 	var o, e bytes.Buffer
@@ -31,19 +26,13 @@ func pgpstreamExec(t *testing.T, dir string, args ...string) (stdout, stderr str
 	return o.String(), e.String(), err
 }
 
-func runInProcess(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	var o, e bytes.Buffer
-	code := run(append([]string{"pgpstream"}, args...), strings.NewReader(""), &o, &e)
-	return o.String(), e.String(), code
-}
-
 // version names exactly the features this CPU has.
 func TestVersionNamesFeatures(t *testing.T) {
-	out, errOut, code := runInProcess(t, "version")
+	code, stdout, errOut := runInProcess(nil, "version")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	out := string(stdout)
 	for _, f := range hwFeatures() {
 		want := "no"
 		if f.detected {
