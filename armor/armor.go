@@ -65,6 +65,10 @@ const (
 	armorWriteBufLines = 1008
 )
 
+// BufSize is a Reader's read-ahead. To read consecutive blocks from one
+// input, give every NewReader the same *bufio.Reader of at least BufSize.
+const BufSize = armorBufSize
+
 var (
 	armorBeginPrefix = []byte("-----BEGIN PGP ")
 	armorDashes      = []byte("-----")

@@ -112,3 +112,24 @@ func TestArmoredExportUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestArmoredBlocksInText imports every key block of an input that holds
+// several, with text before, between and after them, and a block of
+// another type in the middle.
+func TestArmoredBlocksInText(t *testing.T) {
+	var in bytes.Buffer
+	in.WriteString("Here are our keys.\n\n")
+	for i, f := range []string{"../testdata/peers/gpg-ed25519-sec.asc", "../testdata/peers/gpg-symmetric.asc", "../testdata/keys/rfc9580-v6-cert.asc"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Write(b)
+		in.WriteString("-- \nblock " + string(rune('1'+i)) + "\n")
+	}
+	r := openRing(t)
+	st, err := r.Import(&in)
+	if err != nil || st.Processed != 2 || st.Imported != 2 || st.SecretImported != 1 {
+		t.Fatalf("%+v %v", st, err)
+	}
+}

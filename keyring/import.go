@@ -1,6 +1,7 @@
 package keyring
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -48,13 +49,14 @@ func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
 	}
 	var pkts []rawPacket
 	var other []string
-	for rest := data; ; {
-		i := bytes.Index(rest, armorStart)
-		if i < 0 {
+	// One buffered reader under every block, so each NewReader starts
+	// where the last block's END line left it.
+	br := bufio.NewReaderSize(bytes.NewReader(data), armor.BufSize)
+	for {
+		blk, err := armor.NewReader(br)
+		if errors.Is(err, armor.ErrNotFound) {
 			break
 		}
-		rest = rest[i:]
-		blk, err := armor.NewReader(bytes.NewReader(rest))
 		if err != nil {
 			return nil, fmt.Errorf("keyring: decoding armor: %w", err)
 		}
@@ -62,7 +64,6 @@ func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
 		if err != nil {
 			return nil, fmt.Errorf("keyring: decoding armored %s: %w", blk.Type(), err)
 		}
-		rest = rest[len(armorStart):]
 		if typ := blk.Type(); typ != publicKeyBlock && typ != privateKeyBlock {
 			other = append(other, typ)
 			continue
