@@ -12,7 +12,7 @@
 set -euo pipefail
 
 # program:Debian package
-tools=(gpg:gnupg rnp:rnp rnpkeys:rnp sq:sq npm:npm qemu-aarch64:qemu-user)
+tools=(gpg:gnupg rnp:rnp rnpkeys:rnp sq:sq node:nodejs npm:npm qemu-aarch64:qemu-user)
 
 missing() {
 	local t
@@ -58,11 +58,11 @@ summary)
 		gpg) echo "*   gpg:          interoperability with GnuPG (scripts, keyring, armor)" ;;
 		rnp | rnpkeys) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')interoperability with rnp" ;;
 		sq) echo "*   sq:           interoperability with Sequoia" ;;
-		npm) echo "*   npm:          interoperability with OpenPGP.js (RFC 9580)" ;;
+		node | npm) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')interoperability with OpenPGP.js (RFC 9580)" ;;
 		qemu-aarch64) echo "*   qemu-aarch64: the engines as linux/arm64 (make test-arm64)" ;;
 		esac
 	done
-	echo "* Install them (Debian: apt-get install gnupg rnp sq npm qemu-user), or"
+	echo "* Install them (Debian: apt-get install gnupg rnp sq nodejs npm qemu-user), or"
 	echo "* run make test as root with apt-get, which installs them."
 	echo "************************************************************************"
 	if [[ ${PGPSTREAM_REQUIRE_PEERS:-} == 1 ]]; then
