@@ -455,7 +455,7 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 			return err
 		}
 		defer dc.Close()
-		if err := d.plainPackets(iobuf.NewReader(dc, iobuf.DefaultSize), depth+1); err != nil {
+		if err := d.plainPackets(dc, depth+1); err != nil {
 			return err
 		}
 		// Whatever follows the compressed stream inside its packet is

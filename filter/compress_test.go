@@ -1,0 +1,229 @@
+package filter
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pgpstream/pgpstream/iobuf"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// text is compressible, not trivially: base64 of pseudo-random bytes
+// with repeated stretches.
+func text(n int) []byte {
+	rng := rand.New(rand.NewPCG(9, 10))
+	raw := make([]byte, n*3/4+3)
+	for i := range raw {
+		if i > 4096 && rng.IntN(4) == 0 {
+			raw[i] = raw[i-1000-rng.IntN(2000)]
+		} else {
+			raw[i] = byte(rng.Uint32())
+		}
+	}
+	return base64.StdEncoding.AppendEncode(nil, raw)[:n]
+}
+
+// zipPacket is a Compressed Data packet (ZIP) around inner, in partial lengths.
+func zipPacket(t *testing.T, inner []byte) []byte {
+	var c bytes.Buffer
+	pw := packet.NewPartialWriter(&c, packet.TagCompressed, 4096)
+	pw.Write([]byte{byte(packet.CompressZIP)})
+	zw, _ := NewCompressor(pw, packet.CompressZIP, 6)
+	zw.Write(inner)
+	zw.Close()
+	pw.Close()
+	return c.Bytes()
+}
+
+// readAheads counts the read-ahead goroutines alive.
+func readAheads() int {
+	buf := make([]byte, 1<<20)
+	return bytes.Count(buf[:runtime.Stack(buf, true)], []byte("filter.(*readAhead).run("))
+}
+
+func TestCompressedRoundTrip(t *testing.T) {
+	for _, algo := range []packet.CompressionAlgo{packet.CompressZIP, packet.CompressZLIB} {
+		for _, n := range []int{0, 1, 100, 64 << 10, 3<<20 + 17} {
+			pt := text(n)
+			ct := encryptSym(t, pt, EncryptOptions{Compress: algo, Level: 6})
+			var out bytes.Buffer
+			if _, err := Decrypt(bytes.NewReader(ct), &out, DecryptOptions{Keys: passKeys{[]byte("pw")}}); err != nil || !bytes.Equal(out.Bytes(), pt) {
+				t.Fatalf("%v, %d bytes: got %d bytes, %v", algo, n, out.Len(), err)
+			}
+		}
+	}
+}
+
+// TestCompressorRatio: text is compressed at the ratio zlib's level 6
+// gives (Go's compress/flate matches zlib closely), not stored.
+func TestCompressorRatio(t *testing.T) {
+	pt := text(200 << 10)
+	var ref bytes.Buffer
+	fw, _ := flate.NewWriter(&ref, 6)
+	fw.Write(pt)
+	fw.Close()
+	for _, algo := range []packet.CompressionAlgo{packet.CompressZIP, packet.CompressZLIB} {
+		var c bytes.Buffer
+		w, err := NewCompressor(&c, algo, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As the literal writer drives it: a header, then chunks.
+		w.Write(pt[:7])
+		for p := pt[7:]; len(p) > 0; p = p[min(len(p), 8192):] {
+			w.Write(p[:min(len(p), 8192)])
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c.Len() > ref.Len()*101/100+16 {
+			t.Errorf("%v: %d bytes for %d, compress/flate level 6 writes %d", algo, c.Len(), len(pt), ref.Len())
+		}
+	}
+}
+
+// TestDecompressNoLeak: whatever ends a compressed stream early (corrupt
+// data, a failing output, the output limit, tampering), the goroutine that
+// reads ahead has stopped when Decrypt returns.
+func TestDecompressNoLeak(t *testing.T) {
+	big := text(4 << 20)
+	good := zipPacket(t, literalPacket(big))
+	corrupt := bytes.Clone(good)
+	for i := len(corrupt) / 3; i < len(corrupt)/3+64; i++ {
+		corrupt[i] ^= 0x5a
+	}
+	tampered := encryptRaw(t, good)
+	tampered[len(tampered)/2] ^= 1
+
+	cases := map[string]struct {
+		msg []byte
+		out io.Writer
+		opt DecryptOptions
+	}{
+		"corrupt":        {encryptRaw(t, corrupt), io.Discard, DecryptOptions{}},
+		"output fails":   {encryptRaw(t, good), failAfter{n: 100 << 10}, DecryptOptions{}},
+		"output limit":   {encryptRaw(t, good), io.Discard, DecryptOptions{MaxDecompressed: 1 << 20}},
+		"tampered":       {tampered, io.Discard, DecryptOptions{}},
+		"truncated":      {encryptRaw(t, good)[:300<<10], io.Discard, DecryptOptions{}},
+		"whole, control": {encryptRaw(t, good), io.Discard, DecryptOptions{}},
+	}
+	for name, c := range cases {
+		c.opt.Keys = passKeys{[]byte("pw")}
+		_, err := Decrypt(bytes.NewReader(c.msg), c.out, c.opt)
+		if (err == nil) != (name == "whole, control") {
+			t.Errorf("%s: %v", name, err)
+		}
+		if name == "tampered" && !errors.Is(err, ErrAuthentication) {
+			t.Errorf("tampered: %v, want ErrAuthentication", err)
+		}
+		if name == "output limit" && !errors.Is(err, ErrTooMuchOutput) {
+			t.Errorf("limit: %v, want ErrTooMuchOutput", err)
+		}
+		// No waiting: Decrypt returns after the goroutine has.
+		if n := readAheads(); n != 0 {
+			t.Errorf("%s: %d read-ahead goroutines left", name, n)
+		}
+	}
+}
+
+type failAfter struct{ n int }
+
+func (f failAfter) Write(p []byte) (int, error) {
+	return 0, errors.New("disk full")
+}
+
+// countingSource is an iobuf.Reader that counts what was consumed.
+type countingSource struct {
+	iobuf.Reader
+	consumed int
+	failAt   int // fail once this much is consumed (0: never)
+}
+
+func (c *countingSource) Peek(n int) ([]byte, error) {
+	if c.failAt > 0 && c.consumed >= c.failAt {
+		return nil, errBroken
+	}
+	return c.Reader.Peek(n)
+}
+
+func (c *countingSource) Consume(n int) {
+	c.consumed += n
+	c.Reader.Consume(n)
+}
+
+var errBroken = errors.New("broken source")
+
+// TestReadAheadBounded: the goroutine reads at most its buffers ahead of
+// what the decompressor has taken, an error from below reaches the reader
+// after the bytes before it, and Close stops a goroutine that is waiting.
+func TestReadAheadBounded(t *testing.T) {
+	data := text(2 << 20)
+	src := &countingSource{Reader: iobuf.NewReader(bytes.NewReader(data), 4096)}
+	a := newReadAhead(src)
+	b, err := a.Peek(1)
+	if err != nil || !bytes.Equal(b, data[:len(b)]) {
+		t.Fatalf("first peek: %v", err)
+	}
+	a.Consume(1)
+	time.Sleep(50 * time.Millisecond)
+	// The goroutine now waits for a free buffer; src must not have run
+	// further ahead than the buffers hold.
+	a.Close()
+	if src.consumed > aheadBufs*aheadSize {
+		t.Errorf("read %d bytes ahead, buffers hold %d", src.consumed, aheadBufs*aheadSize)
+	}
+
+	src = &countingSource{Reader: iobuf.NewReader(bytes.NewReader(data), 4096), failAt: 300 << 10}
+	a = newReadAhead(src)
+	got, err := io.ReadAll(a)
+	if !errors.Is(err, errBroken) || !bytes.Equal(got, data[:len(got)]) || len(got) != 300<<10 {
+		t.Errorf("failing source: %d bytes, %v", len(got), err)
+	}
+	a.Close()
+	a.Close() // twice is fine
+
+	// A peek across the hand-over of two buffers.
+	src = &countingSource{Reader: iobuf.NewReader(bytes.NewReader(data), 0)}
+	a = newReadAhead(src)
+	a.Peek(1)
+	a.Consume(aheadSize - 3)
+	if b, err := a.Peek(10); err != nil || !bytes.Equal(b[:10], data[aheadSize-3:aheadSize+7]) {
+		t.Errorf("peek across buffers: %v", err)
+	}
+	a.Close()
+}
+
+// TestDecompressTrailing: bytes after the compressed stream inside its
+// packet are read off, and the next packet parses.
+func TestDecompressTrailing(t *testing.T) {
+	lit := literalPacket([]byte("inside"))
+	var c bytes.Buffer
+	c.WriteByte(byte(packet.CompressZLIB))
+	zw, _ := NewCompressor(&c, packet.CompressZLIB, 6)
+	zw.Write(lit)
+	zw.Close()
+	c.WriteString("trailing junk")
+	pkt := append(packet.AppendHeader(nil, packet.TagCompressed, int64(c.Len())), c.Bytes()...)
+	got, err := decryptPW(encryptRaw(t, pkt), DecryptOptions{})
+	if err != nil || string(got) != "inside" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+func BenchmarkDecryptCompressed(b *testing.B) {
+	pt := text(32 << 20)
+	ct := encryptSym(b, pt, EncryptOptions{Compress: packet.CompressZLIB, Level: 6})
+	b.SetBytes(int64(len(pt)))
+	for b.Loop() {
+		if _, err := Decrypt(bytes.NewReader(ct), io.Discard, DecryptOptions{Keys: passKeys{[]byte("pw")}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
