@@ -3,6 +3,7 @@ package filter
 import (
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -225,5 +226,82 @@ func BenchmarkDecryptCompressed(b *testing.B) {
 		if _, err := Decrypt(bytes.NewReader(ct), io.Discard, DecryptOptions{Keys: passKeys{[]byte("pw")}}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestCompressorBlocks: the block-parallel compressor writes one valid
+// stream, for the standard library's readers and ours, at every size
+// around the block boundary, every level, both formats.
+func TestCompressorBlocks(t *testing.T) {
+	src := text(3*compressBlock + 100)
+	sizes := []int{0, 1, window, compressBlock - 1, compressBlock, compressBlock + 1, 3*compressBlock + 100}
+	levels := []int{-2, 0, 1, 6, 9}
+	if testing.Short() {
+		levels = []int{0, 6}
+	}
+	for _, algo := range []packet.CompressionAlgo{packet.CompressZIP, packet.CompressZLIB} {
+		for _, level := range levels {
+			for _, n := range sizes {
+				var c bytes.Buffer
+				w, err := NewCompressor(&c, algo, level)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.Write(src[:n]); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				var r io.Reader = flate.NewReader(bytes.NewReader(c.Bytes()))
+				if algo == packet.CompressZLIB {
+					if r, err = zlib.NewReader(bytes.NewReader(c.Bytes())); err != nil {
+						t.Fatalf("%v level %d, %d bytes: %v", algo, level, n, err)
+					}
+				}
+				got, err := io.ReadAll(r)
+				if err != nil || !bytes.Equal(got, src[:n]) {
+					t.Fatalf("%v level %d, %d bytes: stdlib reads %d bytes, %v", algo, level, n, len(got), err)
+				}
+				d, _ := NewDecompressor(iobuf.NewReader(bytes.NewReader(c.Bytes()), 0), algo, 0)
+				got, err = io.ReadAll(d)
+				d.Close()
+				if err != nil || !bytes.Equal(got, src[:n]) {
+					t.Fatalf("%v level %d, %d bytes: we read %d bytes, %v", algo, level, n, len(got), err)
+				}
+			}
+		}
+	}
+	// The zlib header is the one zlib (and compress/zlib) writes.
+	for _, level := range []int{-1, 0, 1, 2, 5, 6, 7, 9} {
+		var ref bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&ref, level)
+		zw.Close()
+		if h := zlibHeader(level); !bytes.Equal(h, ref.Bytes()[:2]) {
+			t.Errorf("level %d: header %x, compress/zlib writes %x", level, h, ref.Bytes()[:2])
+		}
+	}
+	// Blocks cost little: within 0.5% of one stream.
+	var one, par bytes.Buffer
+	fw, _ := flate.NewWriter(&one, 6)
+	fw.Write(src)
+	fw.Close()
+	w, _ := NewCompressor(&par, packet.CompressZIP, 6)
+	w.Write(src)
+	w.Close()
+	if par.Len() > one.Len()*1005/1000 {
+		t.Errorf("blocks: %d bytes, one stream %d", par.Len(), one.Len())
+	}
+}
+
+// TestCompressorWriteError: a failing destination is reported, and Close
+// waits for the jobs.
+func TestCompressorWriteError(t *testing.T) {
+	w, _ := NewCompressor(failAfter{}, packet.CompressZLIB, 1)
+	src := text(5 * compressBlock)
+	_, werr := w.Write(src)
+	cerr := w.Close()
+	if werr == nil && cerr == nil {
+		t.Fatal("no error from a failing destination")
 	}
 }
