@@ -330,14 +330,14 @@ func TestMalformed(t *testing.T) {
 			} else {
 				c = zlibBytes(t, p, level)
 			}
-			step := 1
+			step, flips := 1, 300
 			if testing.Short() {
-				step = 7
+				step, flips = 13, 60
 			}
 			for n := 0; n < len(c); n += step {
 				compare(t, fmt.Sprintf("level %d format %d cut at %d", level, f, n), c[:n], f)
 			}
-			for range 300 {
+			for range flips {
 				m := bytes.Clone(c)
 				for range 1 + rng.IntN(3) {
 					m[rng.IntN(len(m))] ^= 1 << rng.IntN(8)
@@ -424,6 +424,10 @@ func TestResetReuses(t *testing.T) {
 	if allocs > 10 {
 		t.Errorf("%v allocations per stream after Reset", allocs)
 	}
+	// Memory is bounded: the window and output room, nothing grown.
+	if len(z.buf) != window+OutSize {
+		t.Errorf("buffer grew to %d bytes", len(z.buf))
+	}
 }
 
 func TestAdler(t *testing.T) {
@@ -443,6 +447,42 @@ func TestAdler(t *testing.T) {
 		a := adlerUpdate(adlerUpdate(1, p[:1000]), p[1000:])
 		if a != adler32.Checksum(p) {
 			t.Fatal("split sum differs")
+		}
+	}
+}
+
+// TestGPG decodes what gpg 2.2 writes with -z 6 (gpg --store -z 6
+// --compress-algo zlib|zip FILE, the Compressed Data packet's body after
+// its algorithm octet): a literal packet holding the file. gpg's ZIP uses
+// an 8 KiB window, its ZLIB zlib's default 32 KiB.
+func TestGPG(t *testing.T) {
+	sizes := map[string]int{"random16k": 16384, "zeros1m": 1 << 20, "man30k": 30000, "gosrc120k": 120000}
+	files, _ := filepath.Glob("testdata/gpg-z6-*")
+	if len(files) != 2*len(sizes) {
+		t.Fatalf("%d gpg-made streams in testdata, want %d", len(files), 2*len(sizes))
+	}
+	for _, name := range files {
+		c, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Raw
+		if filepath.Ext(name) == ".zlib" {
+			f = Zlib
+		}
+		base := filepath.Base(name)
+		size := sizes[base[len("gpg-z6-"):len(base)-len(filepath.Ext(base))]]
+		want, err := reference(c, f)
+		if err != nil || len(want) < size || len(want) > size+64 {
+			t.Fatalf("%s: stdlib reads %d bytes, %v; the file has %d", name, len(want), err, size)
+		}
+		for _, chunk := range []int{1, 100, 0} {
+			for _, rs := range []int{0, 1} {
+				got, err := inflateAll(c, f, chunk, rs)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s chunk %d read %d: %d bytes, %v", name, chunk, rs, len(got), err)
+				}
+			}
 		}
 	}
 }
