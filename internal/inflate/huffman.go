@@ -186,24 +186,34 @@ func build(t []uint32, primary uint, lens []uint8, tmpl []uint32, extra []uint8)
 	if uint(maxLen) > primary {
 		subBits = uint(maxLen) - primary
 	}
+	// Codes up to primary bits: place each once in the table of its own
+	// length, then double the table (a copy) before the next length; the
+	// doubling replicates every entry to all the indexes its code
+	// prefixes. Canonical codes of later lengths only take indexes no
+	// shorter code owns.
+	i := 0
+	code := 0 // canonical code, most significant bit first
+	for l := 1; l <= int(primary); l++ {
+		for k := 0; k < count[l]; k++ {
+			s := sorted[i]
+			i++
+			t[reverse(code, l)] = tmpl[s] | uint32(l)<<8 | uint32(l+int(extra[s]))
+			code++
+		}
+		if l < int(primary) {
+			copy(t[1<<l:2<<l], t[:1<<l])
+		}
+		code <<= 1
+	}
 	next := size // where the next subtable goes
 	curPrefix := -1
 	subStart := 0
-	code := 0 // canonical code, most significant bit first
-	i := 0
-	for l := 1; l <= maxLen; l++ {
+	for l := int(primary) + 1; l <= maxLen; l++ {
 		for k := 0; k < count[l]; k++ {
 			s := sorted[i]
 			i++
 			rev := reverse(code, l)
 			code++
-			if uint(l) <= primary {
-				e := tmpl[s] | uint32(l)<<8 | uint32(l+int(extra[s]))
-				for j := rev; j < size; j += 1 << l {
-					t[j] = e
-				}
-				continue
-			}
 			prefix := rev & (size - 1)
 			if prefix != curPrefix {
 				curPrefix = prefix

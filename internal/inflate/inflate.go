@@ -18,7 +18,6 @@
 package inflate
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -587,34 +586,43 @@ func (z *Reader) fast() error {
 		// Refill: afterwards nb is 56..63, and ip has moved past the
 		// bytes wholly inside the buffer; the partial one is loaded
 		// again, to the same bit positions, next time.
-		bb |= binary.LittleEndian.Uint64(in[ip:]) << nb
+		bb |= load64(in, ip) << (nb & 63)
 		ip += int((63 - nb) >> 3)
 		nb |= 56
 
-		// Up to three literals need at most 45 bits.
+		// A literal from the primary table takes at most litBits, so
+		// four fit in the 56 bits, each looked up with at least litBits
+		// valid.
 		e := lt[bb&litMask]
 		if e&fLit != 0 {
 			bb >>= e & 63
 			nb -= uint(e & 63)
-			out[op] = byte(e >> 12)
+			store8(out, op, byte(e>>12))
 			op++
 			e = lt[bb&litMask]
 			if e&fLit != 0 {
 				bb >>= e & 63
 				nb -= uint(e & 63)
-				out[op] = byte(e >> 12)
+				store8(out, op, byte(e>>12))
 				op++
 				e = lt[bb&litMask]
 				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e & 63)
-					out[op] = byte(e >> 12)
+					store8(out, op, byte(e>>12))
 					op++
-					continue
+					e = lt[bb&litMask]
+					if e&fLit != 0 {
+						bb >>= e & 63
+						nb -= uint(e & 63)
+						store8(out, op, byte(e>>12))
+						op++
+						continue
+					}
 				}
 			}
 			// A length and distance need up to 48 bits.
-			bb |= binary.LittleEndian.Uint64(in[ip:]) << nb
+			bb |= load64(in, ip) << (nb & 63)
 			ip += int((63 - nb) >> 3)
 			nb |= 56
 		}
@@ -626,7 +634,7 @@ func (z *Reader) fast() error {
 				if e&fLit != 0 {
 					bb >>= e & 63
 					nb -= uint(e & 63)
-					out[op] = byte(e >> 12)
+					store8(out, op, byte(e>>12))
 					op++
 					continue
 				}
@@ -675,26 +683,26 @@ func (z *Reader) fast() error {
 		switch {
 		case dist >= 16:
 			for op < end {
-				binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[src:]))
-				binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(out[src+8:]))
+				store64(out, op, load64(out, src))
+				store64(out, op+8, load64(out, src+8))
 				op += 16
 				src += 16
 			}
 		case dist >= 8:
 			for op < end {
-				binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[src:]))
+				store64(out, op, load64(out, src))
 				op += 8
 				src += 8
 			}
 		case dist == 1:
-			v := uint64(out[src]) * 0x0101010101010101
+			v := uint64(load8(out, src)) * 0x0101010101010101
 			for op < end {
-				binary.LittleEndian.PutUint64(out[op:], v)
+				store64(out, op, v)
 				op += 8
 			}
 		default:
 			for ; op < end; op++ {
-				out[op] = out[op-dist]
+				store8(out, op, load8(out, op-dist))
 			}
 		}
 		op = end
