@@ -4,41 +4,39 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
-func cmdDecrypt(st *state, c *cli.Context) (err error) {
-	status, err := openStatus(st, c)
+func cmdDecrypt(st *state, o *options) (err error) {
+	status, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
 	ds := &decryptStatus{s: status}
 	defer func() { ds.done(err) }() // after the output is committed or removed
-	in, inName, closeIn, err := openInput(st, c)
+	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	in, stopProgress := startProgress(st, c, in, inName, "decrypt", status)
+	in, stopProgress := startProgress(st, o, in, inName, "decrypt", status)
 	defer stopProgress()
-	outPath := c.String("output")
+	outPath := o.output
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
 	}
-	ring, err := openRing(c)
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
-	var keys filter.Keys = &ringKeys{ring: ring, pass: newPassphrases(st, c), st: st}
+	var keys filter.Keys = &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
 	if status != nil {
 		ds.keys = &statusKeys{Keys: keys, s: status}
 		keys = ds.keys
 	}
-	out, err := openOutput(st, c, outPath, true)
+	out, err := openOutput(st, o, outPath, true)
 	if err != nil {
 		return err
 	}
@@ -46,12 +44,12 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 	sigs := &sigReporter{st: st, status: status, signers: signers}
 	res, err := filter.Decrypt(in, out.w, filter.DecryptOptions{
 		Keys:              keys,
-		AllowUnprotected:  c.Bool("allow-unprotected"),
-		MaxDecompressed:   c.Int64("max-output"),
-		Threads:           c.Int("threads"),
+		AllowUnprotected:  o.allowUnprotected,
+		MaxDecompressed:   o.maxOutput,
+		Threads:           o.threads,
 		Signers:           signers,
-		LegacyLiteralHash: c.Bool("legacy-literal-hash"),
-		AllowWeakDigests:  c.Bool("allow-weak-digest-algos"),
+		LegacyLiteralHash: o.legacyLiteralHash,
+		AllowWeakDigests:  o.allowWeakDigests,
 		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out},
 	})
 	if err != nil {
@@ -62,7 +60,7 @@ func cmdDecrypt(st *state, c *cli.Context) (err error) {
 		}
 		return err
 	}
-	if signatureOutcome(st, res, sigs, c.Bool("allow-unprotected")) {
+	if signatureOutcome(st, res, sigs, o.allowUnprotected) {
 		if out.released() {
 			st.hintf("more than %d MiB had already been written to %s: discard it", holdback>>20, out.name)
 		}

@@ -7,58 +7,29 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
-func cmdEncrypt(st *state, c *cli.Context) error {
-	opt := filter.EncryptOptions{Armor: c.Bool("armor")}
-	var err error
-	if opt.Cipher, err = packet.ParseCipherAlgo(c.String("cipher-algo")); err != nil {
-		return usagef("--cipher-algo: %v", err)
-	}
-	if !opt.Cipher.IsAES() {
-		return usagef("--cipher-algo: pgpstream writes AES128, AES192 or AES256, not %v", opt.Cipher)
-	}
-	if opt.Compress, err = packet.ParseCompressionAlgo(c.String("compress-algo")); err != nil {
-		return usagef("--compress-algo: %v", err)
-	}
-	if opt.Compress == packet.CompressBZIP2 {
-		return usagef("--compress-algo: pgpstream reads BZIP2 but writes only zip or zlib")
-	}
-	if lvl := c.Int("compress-level"); lvl >= 0 {
-		if lvl > 9 {
-			return usagef("--compress-level must be 0 to 9")
-		}
-		if lvl == 0 {
-			opt.Compress = packet.CompressNone
-		} else {
-			opt.Level = lvl
-			if opt.Compress == packet.CompressNone && !c.IsSet("compress-algo") {
-				opt.Compress = packet.CompressZLIB
-			}
-		}
+func cmdEncrypt(st *state, o *options) error {
+	// -z, the algorithms and the recipients' presence were checked with
+	// every other option (options.check): one meaning for every command.
+	opt := filter.EncryptOptions{Armor: o.armor, Cipher: o.cipher, Compress: o.compress}
+	if o.level > 0 {
+		opt.Level = o.level
 	}
 
-	recipients, err := collectRecipients(st, c)
+	recipients, err := collectRecipients(st, o)
 	if err != nil {
 		return err
 	}
-	symmetric := c.Bool("symmetric")
-	if c.Bool("encrypt") && len(recipients) == 0 {
-		return usageError{msg: "--encrypt needs at least one recipient", hints: []string{"name one with --recipient KEY or --recipient-file FILE, or use --symmetric"}}
-	}
-	if !c.Bool("encrypt") && len(recipients) > 0 {
-		return usagef("--recipient given without --encrypt")
-	}
+	symmetric := o.symmetric
 	for _, r := range recipients {
 		opt.Recipients = append(opt.Recipients, filter.Recipient{Pub: r.rc.Pub, Hidden: r.hidden})
 		st.infof("encrypting to %X (%s)", r.rc.Pub.Fingerprint, r.rc.Key.PrimaryUserID())
 	}
-	pp := newPassphrases(st, c) // one for both: a descriptor can be read once
+	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
 		pass, err := pp.get(true)
 		if err != nil {
@@ -72,28 +43,28 @@ func cmdEncrypt(st *state, c *cli.Context) error {
 		}
 		opt.Passphrase = pass
 	}
-	if c.Bool("sign") {
-		if opt.Signers, err = signersFor(st, c, pp); err != nil {
+	if o.sign {
+		if opt.Signers, err = signersFor(st, o, pp); err != nil {
 			return err
 		}
 	}
 
-	if err := chooseFormat(st, c, &opt, recipients); err != nil {
+	if err := chooseFormat(st, o, &opt, recipients); err != nil {
 		return err
 	}
 
-	in, inName, closeIn, err := openInput(st, c)
+	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	status, err := openStatus(st, c)
+	status, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
-	in, stopProgress := startProgress(st, c, in, inName, "encrypt", status)
+	in, stopProgress := startProgress(st, o, in, inName, "encrypt", status)
 	defer stopProgress()
-	outPath := c.String("output")
+	outPath := o.output
 	if outPath == "" && inName != "" {
 		// gpg's default: FILE is encrypted to FILE.gpg (FILE.asc armored).
 		outPath = inName + ".gpg"
@@ -102,7 +73,7 @@ func cmdEncrypt(st *state, c *cli.Context) error {
 		}
 	}
 	opt.Literal = literalFor(inName)
-	out, err := openMessageOutput(st, c, inName, outPath, opt.Armor, "ciphertext")
+	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "ciphertext")
 	if err != nil {
 		return err
 	}
@@ -121,20 +92,45 @@ func cmdEncrypt(st *state, c *cli.Context) error {
 	return nil
 }
 
+// defaultSigner is the key that signs when no -u is given: --default-key
+// (folded into localUsers by options.check), else the first secret key
+// that can sign. --default-recipient-self encrypts to it too.
+func defaultSigner(ring *keyring.Ring, o *options) (*keyring.Key, error) {
+	if len(o.localUsers) > 0 {
+		ks, err := ring.Select(o.localUsers[:1], true)
+		if err != nil {
+			return nil, withHints(fmt.Errorf("--local-user %q: %w", o.localUsers[0], err), "list the secret keys you have with pgpstream --list-secret-keys")
+		}
+		return ks[0], nil
+	}
+	all, _ := ring.Select(nil, true)
+	for _, k := range all {
+		if _, ok := k.Entity().SigningKey(time.Now(), keyConfig); ok {
+			return k, nil
+		}
+	}
+	return nil, withHints(errors.New("no secret key that can sign"), "make one with --quick-gen-key or import one with --import; pick it with --local-user KEY")
+}
+
 type chosenRecipient struct {
 	rc     keyring.Recipient
 	hidden bool
 }
 
-func collectRecipients(st *state, c *cli.Context) ([]chosenRecipient, error) {
+func collectRecipients(st *state, o *options) ([]chosenRecipient, error) {
 	var out []chosenRecipient
 	var ring *keyring.Ring
+	open := func() error {
+		if ring != nil {
+			return nil
+		}
+		var err error
+		ring, err = openRing(st, o)
+		return err
+	}
 	add := func(spec string, hidden bool) error {
-		if ring == nil {
-			var err error
-			if ring, err = openRing(c); err != nil {
-				return err
-			}
+		if err := open(); err != nil {
+			return err
 		}
 		rcs, err := ring.Recipients(spec)
 		if err != nil {
@@ -152,23 +148,61 @@ func collectRecipients(st *state, c *cli.Context) ([]chosenRecipient, error) {
 		}
 		return nil
 	}
-	for _, spec := range c.StringSlice("recipient") {
-		if err := add(spec, false); err != nil {
-			return nil, err
-		}
-	}
-	for _, spec := range c.StringSlice("hidden-recipient") {
-		if err := add(spec, true); err != nil {
-			return nil, err
-		}
-	}
-	for _, file := range c.StringSlice("recipient-file") {
+	addFile := func(file string, hidden bool) error {
 		rcs, err := keyring.RecipientsFromFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("recipient file %s: %w", file, err)
+			return fmt.Errorf("recipient file %s: %w", file, err)
 		}
 		for _, rc := range rcs {
-			out = append(out, chosenRecipient{rc: rc})
+			out = append(out, chosenRecipient{rc: rc, hidden: hidden})
+		}
+		return nil
+	}
+	if o.recipientSelf {
+		// --default-recipient-self: the key that would sign.
+		if err := open(); err != nil {
+			return nil, err
+		}
+		self, err := defaultSigner(ring, o)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(self.Fingerprint(), false); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range []struct {
+		specs  []string
+		hidden bool
+		file   bool
+	}{
+		{o.recipients, false, false}, {o.hiddenRecipients, true, false},
+		{o.recipientFiles, false, true}, {o.hiddenRecipientFiles, true, true},
+	} {
+		for _, spec := range l.specs {
+			var err error
+			if l.file {
+				err = addFile(spec, l.hidden)
+			} else {
+				err = add(spec, l.hidden)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	// --encrypt-to adds to a message that has a recipient already, as in
+	// gpg: it never makes one on its own.
+	if len(out) > 0 {
+		for _, spec := range o.encryptTo {
+			if err := add(spec, false); err != nil {
+				return nil, err
+			}
+		}
+		for _, spec := range o.hiddenEncryptTo {
+			if err := add(spec, true); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -187,28 +221,14 @@ func collectRecipients(st *state, c *cli.Context) ([]chosenRecipient, error) {
 // a tag, a hand-off to a worker) vanishes. Decryption holds a few chunks
 // per worker, 16 MiB on two cores, which is the price; --chunk-size 16
 // (64 KiB) bounds it at under 1 MiB.
-func chooseFormat(st *state, c *cli.Context, opt *filter.EncryptOptions, recipients []chosenRecipient) error {
-	forced := c.Bool("force-aead") || c.Bool("force-ocb")
-	bis := c.Bool("rfc4880bis")
-	mode, err := packet.ParseAEADAlgo(c.String("aead-algo"))
-	if err != nil {
-		return usagef("--aead-algo: %v", err)
-	}
-	n := c.Int("chunk-size")
-	if n < 6 || n > 22 {
-		return usageError{msg: fmt.Sprintf("--chunk-size %d: must be 6 (64 bytes) to 22 (4 MiB)", n), hints: []string{"the size is gpg's exponent: --chunk-size N means 2^N-byte chunks"}}
-	}
-	if c.Int("threads") < 0 {
-		return usagef("--threads must be 0 (one per CPU) or more")
-	}
-	opt.ChunkByte, opt.AEAD, opt.Threads = byte(n-6), mode, c.Int("threads")
+func chooseFormat(st *state, o *options, opt *filter.EncryptOptions, recipients []chosenRecipient) error {
+	forced, bis, mode := o.forceAEAD, o.rfc4880bis, o.aead
+	opt.ChunkByte, opt.AEAD, opt.Threads = byte(o.chunkSize-6), mode, o.threads
 	switch {
 	case forced && bis:
 		opt.Format = filter.AEADv1
 	case forced:
 		opt.Format = filter.SEIPDv2
-	case bis:
-		return usageError{msg: "--rfc4880bis without --force-aead", hints: []string{"add --force-aead (or --force-ocb) to write the LibrePGP AEAD packet"}}
 	case len(recipients) > 0:
 		v2, librepgp := true, true
 		for _, r := range recipients {
@@ -220,7 +240,7 @@ func chooseFormat(st *state, c *cli.Context, opt *filter.EncryptOptions, recipie
 			opt.Format = filter.SEIPDv2
 		case librepgp:
 			opt.Format = filter.AEADv1
-			if !c.IsSet("aead-algo") {
+			if !o.aeadSet {
 				opt.AEAD = packet.AEADOCB
 			}
 		default:
@@ -229,10 +249,10 @@ func chooseFormat(st *state, c *cli.Context, opt *filter.EncryptOptions, recipie
 	default:
 		opt.Format = filter.SEIPDv1
 	}
-	if opt.Format == filter.AEADv1 && mode == packet.AEADGCM && c.IsSet("aead-algo") {
+	if opt.Format == filter.AEADv1 && mode == packet.AEADGCM && o.aeadSet {
 		return usageError{msg: "--aead-algo GCM: the LibrePGP AEAD packet (--rfc4880bis) has only OCB and EAX", hints: []string{"drop --rfc4880bis to write RFC 9580 SEIPD v2, which has GCM"}}
 	}
-	if opt.Format == filter.SEIPDv1 && (c.IsSet("aead-algo") || c.IsSet("chunk-size")) {
+	if opt.Format == filter.SEIPDv1 && (o.aeadSet || o.chunkSet) {
 		st.warnf("--aead-algo and --chunk-size have no effect: the message is SEIPD v1 (CFB+MDC); add --force-aead to write AEAD")
 	}
 	st.infof("writing %v", opt.Format)
@@ -254,11 +274,11 @@ func literalFor(inName string) packet.Literal {
 
 // openMessageOutput opens where a message made from inName goes: not the
 // input itself, and not binary data to a terminal.
-func openMessageOutput(st *state, c *cli.Context, inName, outPath string, armored bool, what string) (*output, error) {
+func openMessageOutput(st *state, o *options, inName, outPath string, armored bool, what string) (*output, error) {
 	if sameFile(inName, outPath) {
 		return nil, fmt.Errorf("input and output are the same file")
 	}
-	out, err := openOutput(st, c, outPath, false)
+	out, err := openOutput(st, o, outPath, false)
 	if err != nil {
 		return nil, err
 	}

@@ -9,37 +9,20 @@ import (
 	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
-	"github.com/urfave/cli/v2"
 
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
-func openRing(c *cli.Context) (*keyring.Ring, error) {
-	home := c.String("homedir")
-	if home == "" {
-		home = keyring.DefaultHome()
-	}
-	r, err := keyring.OpenWith(home, keyring.Options{AllowWeakKeySignatures: c.Bool("allow-weak-key-signatures")})
-	if err != nil {
-		return nil, err
-	}
-	if !c.Bool("no-permission-warning") {
-		for _, w := range r.Warnings() {
-			// gpg's wording and capitals, which users search for.
-			fmt.Fprintf(c.App.ErrWriter, "pgpstream: WARNING: %s\n", w)
-		}
-	}
-	return r, nil
-}
+func openRing(st *state, o *options) (*keyring.Ring, error) { return o.openRing(st) }
 
-func cmdImport(st *state, c *cli.Context) error {
-	ring, err := openRing(c)
+func cmdImport(st *state, o *options) error {
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
-	inputs := c.Args().Slice()
+	inputs := o.args
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
@@ -93,45 +76,45 @@ func cmdImport(st *state, c *cli.Context) error {
 	return nil
 }
 
-func cmdListKeys(st *state, c *cli.Context, secret bool) error {
-	ring, err := openRing(c)
+func cmdListKeys(st *state, o *options, secret bool) error {
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
-	out, err := openOutput(st, c, c.String("output"), false)
+	out, err := openOutput(st, o, o.output, false)
 	if err != nil {
 		return err
 	}
-	if err := ring.ListKeys(out.w, c.Args().Slice(), secret, c.Bool("with-colons")); err != nil {
+	if err := ring.ListKeys(out.w, o.args, secret, o.withColons); err != nil {
 		out.abort()
 		return err
 	}
 	return out.commit()
 }
 
-func cmdExport(st *state, c *cli.Context, secret bool) error {
-	ring, err := openRing(c)
+func cmdExport(st *state, o *options, secret bool) error {
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
-	out, err := openOutput(st, c, c.String("output"), false)
+	out, err := openOutput(st, o, o.output, false)
 	if err != nil {
 		return err
 	}
-	if err := out.refuseBinaryTerminal(c.Bool("armor"), "key data"); err != nil {
+	if err := out.refuseBinaryTerminal(o.armor, "key data"); err != nil {
 		return err
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
 	out.private = secret
-	if err := ring.Export(out.w, c.Args().Slice(), secret, c.Bool("armor")); err != nil {
+	if err := ring.Export(out.w, o.args, secret, o.armor); err != nil {
 		out.abort()
 		return err
 	}
 	return out.commit()
 }
 
-func cmdGenKey(st *state, c *cli.Context) error {
-	args := c.Args().Slice()
+func cmdGenKey(st *state, o *options) error {
+	args := o.args
 	if len(args) < 1 || len(args) > 4 {
 		return usageError{msg: "--quick-gen-key takes a user ID and optionally an algorithm", hints: []string{`pgpstream --quick-gen-key "Name <mail@example.org>" [future-default|ed25519|rsa3072|rsa4096|nistp256|ed448]`}}
 	}
@@ -139,18 +122,12 @@ func cmdGenKey(st *state, c *cli.Context) error {
 	if len(args) > 1 {
 		opt.Algo = args[1]
 	}
-	switch c.Int("key-version") {
-	case 4:
-	case 6:
-		opt.V6 = true
-	default:
-		return usagef("--key-version must be 4 or 6")
-	}
-	pass, err := newPassphrases(st, c).get(false)
+	opt.V6 = o.keyVersion == 6 // 4 or 6 (options.check)
+	pass, err := newPassphrases(st, o).get(false)
 	if err == nil && len(pass) > 0 {
 		opt.Passphrase = pass
 	}
-	ring, err := openRing(c)
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
@@ -170,23 +147,21 @@ func cmdGenKey(st *state, c *cli.Context) error {
 // --batch mode does, where gpg takes only a full fingerprint for secret
 // keys; pgpstream takes only that for public keys too, since a pattern
 // such as "example" may match several keys (gpg deletes the first).
-func cmdDelete(st *state, c *cli.Context, what string) error {
-	if !c.Bool("batch") || !c.Bool("yes") {
-		return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
-	}
-	if c.NArg() == 0 {
+func cmdDelete(st *state, o *options, what string) error {
+	// --batch and --yes are required (options.check).
+	if len(o.args) == 0 {
 		return usagef("name the keys to delete (by fingerprint)")
 	}
-	ring, err := openRing(c)
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
 	var n int
 	switch what {
 	case "secret":
-		n, err = ring.DeleteSecret(c.Args().Slice())
+		n, err = ring.DeleteSecret(o.args)
 	default:
-		n, err = ring.Delete(c.Args().Slice(), what == "both")
+		n, err = ring.Delete(o.args, what == "both")
 	}
 	if errors.Is(err, keyring.ErrNotFingerprint) {
 		return usageError{msg: "can't do this in batch mode: " + strings.TrimPrefix(err.Error(), "keyring: "), hints: []string{"specify the key by its full fingerprint (pgpstream --list-keys --with-colons shows it on the fpr line)"}}
@@ -203,15 +178,15 @@ func cmdDelete(st *state, c *cli.Context, what string) error {
 // the terminal. A descriptor can be read only once, so the answer is kept.
 type passphrases struct {
 	st    *state
-	c     *cli.Context
+	o     *options
 	value []byte
 	err   error
 	done  bool
 }
 
-func newPassphrases(st *state, c *cli.Context) *passphrases {
-	p := &passphrases{st: st, c: c}
-	if c.Int("passphrase-fd") == 0 {
+func newPassphrases(st *state, o *options) *passphrases {
+	p := &passphrases{st: st, o: o}
+	if o.passphraseFd == 0 {
 		// The passphrase's line comes first on standard input, the
 		// data after it: read it now, before anything reads the data
 		// (gpg reads it when it parses its options).
@@ -234,30 +209,18 @@ func (p *passphrases) get(confirm bool) ([]byte, error) {
 }
 
 func (p *passphrases) read(confirm bool) ([]byte, error) {
-	c := p.c
-	set := 0
-	for _, f := range []string{"passphrase", "passphrase-file"} {
-		if c.IsSet(f) {
-			set++
-		}
-	}
-	if c.Int("passphrase-fd") >= 0 {
-		set++
-	}
-	if set > 1 {
-		return nil, usagef("give only one of --passphrase, --passphrase-file and --passphrase-fd")
-	}
+	o := p.o // one source at most (options.check)
 	switch {
-	case c.IsSet("passphrase"):
-		return []byte(c.String("passphrase")), nil
-	case c.IsSet("passphrase-file"):
-		b, err := os.ReadFile(c.String("passphrase-file"))
+	case o.passphraseSet:
+		return []byte(o.passphrase), nil
+	case o.passphraseFile != "":
+		b, err := os.ReadFile(o.passphraseFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading the passphrase: %w", err)
 		}
 		return firstLine(b), nil
-	case c.Int("passphrase-fd") >= 0:
-		fd := c.Int("passphrase-fd")
+	case o.passphraseFd >= 0:
+		fd := o.passphraseFd
 		var r io.Reader
 		if fd == 0 {
 			r = p.st.stdin
@@ -273,7 +236,7 @@ func (p *passphrases) read(confirm bool) ([]byte, error) {
 		}
 		return b, nil
 	}
-	if c.Bool("batch") {
+	if o.batch || o.noTTY {
 		return nil, errNoPassphrase
 	}
 	return promptPassphrase(confirm)

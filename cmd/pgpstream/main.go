@@ -34,10 +34,9 @@ func processMain() int {
 
 // run is main without the process: the CLI tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	st := &state{stdin: stdin, stdout: stdout}
+	st := &state{stdin: stdin, stdout: stdout, prog: progName(args)}
 	st.stderr = st.watch(stderr, "standard error")
-	app := newApp(st)
-	err := app.Run(args)
+	err := execute(st, args)
 	st.cleanup()
 	if err == nil {
 		if berr := st.streamsBroken(); berr != nil {
@@ -106,27 +105,29 @@ type state struct {
 	stdout, stderr io.Writer
 	exit           int
 	quiet, verbose bool
+	prog           string // the name messages begin with (see progName)
+	home           string // the home directory in use
 	cleanups       []func()
 	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
 }
 
 func (s *state) errorf(format string, args ...any) {
-	fmt.Fprintf(s.stderr, "pgpstream: error: "+format+"\n", args...)
+	fmt.Fprintf(s.stderr, s.prog+": error: "+format+"\n", args...)
 }
 
 func (s *state) warnf(format string, args ...any) {
 	if !s.quiet {
-		fmt.Fprintf(s.stderr, "pgpstream: warning: "+format+"\n", args...)
+		fmt.Fprintf(s.stderr, s.prog+": warning: "+format+"\n", args...)
 	}
 }
 
 func (s *state) hintf(format string, args ...any) {
-	fmt.Fprintf(s.stderr, "pgpstream: hint: "+format+"\n", args...)
+	fmt.Fprintf(s.stderr, s.prog+": hint: "+format+"\n", args...)
 }
 
 func (s *state) infof(format string, args ...any) {
 	if s.verbose && !s.quiet {
-		fmt.Fprintf(s.stderr, "pgpstream: "+format+"\n", args...)
+		fmt.Fprintf(s.stderr, s.prog+": "+format+"\n", args...)
 	}
 }
 

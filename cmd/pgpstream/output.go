@@ -11,7 +11,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
 
@@ -78,13 +77,13 @@ func removeTemps() {
 // (or a symlink to one) is opened and written in place, like standard
 // output: renaming over it would replace /dev/null with a regular file,
 // or leave a FIFO's reader with nothing.
-func openOutput(st *state, c *cli.Context, path string, hold bool) (*output, error) {
-	return openOutputPerm(st, c, path, hold, 0o666)
+func openOutput(st *state, opts *options, path string, hold bool) (*output, error) {
+	return openOutputPerm(st, opts, path, hold, 0o666)
 }
 
 // openOutputPerm is openOutput with the permissions a new file gets
 // (before the umask): 0600 for secret keys.
-func openOutputPerm(st *state, c *cli.Context, path string, hold bool, perm os.FileMode) (*output, error) {
+func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.FileMode) (*output, error) {
 	if path == "" || path == "-" {
 		growPipe(st.stdout)
 		return streamOutput(st.stdout, "standard output", hold), nil
@@ -111,14 +110,14 @@ func openOutputPerm(st *state, c *cli.Context, path string, hold bool, perm os.F
 			return inPlaceOutput(st, path, target, hold)
 		case m&os.ModeDevice != 0:
 			// A block device holds data that writing destroys.
-			if !c.Bool("yes") {
+			if !opts.yes {
 				return nil, withHints(fmt.Errorf("output %s is a block device", path), "use --yes to write over it")
 			}
 			return inPlaceOutput(st, path, target, hold)
 		case !m.IsRegular():
 			return nil, fmt.Errorf("output %s is not a regular file", path)
 		}
-		if !c.Bool("yes") {
+		if !opts.yes {
 			return nil, withHints(fmt.Errorf("output file %s exists", path), "use --yes to overwrite it")
 		}
 		perm = m.Perm() | m&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
@@ -145,7 +144,7 @@ func openOutputPerm(st *state, c *cli.Context, path string, hold bool, perm os.F
 			// the file it replaces allowed.
 			mode &= 0o600
 		}
-		if err := t.commit(fi, mode, c.Bool("yes")); err != nil {
+		if err := t.commit(fi, mode, opts.yes); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		return nil
@@ -300,16 +299,16 @@ func sameFile(in, out string) bool {
 }
 
 // openInput opens the one input file, or standard input.
-func openInput(st *state, c *cli.Context) (io.Reader, string, func(), error) {
-	switch c.NArg() {
+func openInput(st *state, o *options) (io.Reader, string, func(), error) {
+	switch len(o.args) {
 	case 0:
 		growPipe(st.stdin)
 		return st.stdin, "", func() {}, nil
 	case 1:
 	default:
-		return nil, "", nil, usagef("give at most one input file (got %d)", c.NArg())
+		return nil, "", nil, usagef("give at most one input file (got %d)", len(o.args))
 	}
-	name := c.Args().First()
+	name := o.args[0]
 	if name == "-" {
 		growPipe(st.stdin)
 		return st.stdin, "", func() {}, nil

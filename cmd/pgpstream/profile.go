@@ -37,7 +37,17 @@ func profilingFlags(category string) []cli.Flag {
 // not: a profile of a failing run is often the one wanted.
 func withProfile(st *state, action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		stop, err := startProfile(st, c)
+		// The flags are both global and the subcommands' own; a
+		// subcommand's unset flag would hide the global one from c.String.
+		value := func(name string) string {
+			for _, ctx := range c.Lineage() {
+				if v := ctx.String(name); v != "" {
+					return v
+				}
+			}
+			return ""
+		}
+		stop, err := startProfile(st, value, c.Bool("verbose"))
 		if err != nil {
 			return err
 		}
@@ -57,17 +67,7 @@ func withProfile(st *state, action cli.ActionFunc) cli.ActionFunc {
 // exact path the user gave, it writes into a private directory next to
 // that path, and the file is renamed into place on stop (same directory,
 // so the rename cannot cross file systems).
-func startProfile(st *state, c *cli.Context) (stop func() error, err error) {
-	// The flags are both global and the subcommands' own; a
-	// subcommand's unset flag would hide the global one from c.String.
-	value := func(name string) string {
-		for _, ctx := range c.Lineage() {
-			if v := ctx.String(name); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
+func startProfile(st *state, value func(flag string) string, verbose bool) (stop func() error, err error) {
 	var chosen []int
 	for i, p := range profileFlags {
 		if value(p.flag) != "" {
@@ -95,7 +95,7 @@ func startProfile(st *state, c *cli.Context) (stop func() error, err error) {
 		return nil, fmt.Errorf("--%s: %w", p.flag, err)
 	}
 	opts := []func(*profile.Profile){p.mode, profile.ProfilePath(dir), profile.NoShutdownHook}
-	if !c.Bool("verbose") {
+	if !verbose {
 		opts = append(opts, profile.Quiet)
 	}
 	prof := profile.Start(opts...)

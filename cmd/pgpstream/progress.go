@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
 
@@ -31,13 +30,13 @@ func (c countingReader) Read(p []byte) (int, error) {
 
 // progressWanted applies --progress / --no-progress: on by default only
 // when standard error is a terminal and --batch was not given.
-func progressWanted(st *state, c *cli.Context) bool {
+func progressWanted(st *state, o *options) bool {
 	switch {
-	case c.Bool("no-progress"):
+	case o.noProgress:
 		return false
-	case c.Bool("progress"):
+	case o.progress:
 		return true
-	case c.Bool("batch"):
+	case o.batch, o.noTTY:
 		return false
 	}
 	f, ok := unwatched(st.stderr).(*os.File)
@@ -48,8 +47,8 @@ func progressWanted(st *state, c *cli.Context) bool {
 // a goroutine that shows it on standard error (one line, redrawn with \r)
 // and as PROGRESS status lines. The returned stop must be called once the
 // command is done; it draws the final state and ends the line.
-func startProgress(st *state, c *cli.Context, in io.Reader, name, what string, status *statusWriter) (io.Reader, func()) {
-	show := progressWanted(st, c)
+func startProgress(st *state, o *options, in io.Reader, name, what string, status *statusWriter) (io.Reader, func()) {
+	show := progressWanted(st, o)
 	if !show {
 		return in, func() {}
 	}

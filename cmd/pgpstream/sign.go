@@ -11,7 +11,6 @@ import (
 	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
-	"github.com/urfave/cli/v2"
 
 	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/filter"
@@ -23,67 +22,23 @@ import (
 // the keyring, old algorithms are not refused outright.
 var keyConfig = &gcpacket.Config{RejectPublicKeyAlgorithms: map[gcpacket.PublicKeyAlgorithm]bool{}}
 
-// foldSign lets --sign ride along with --encrypt and --symmetric: gpg's
-// -se and -sc are one command that signs, then encrypts.
-func foldSign(chosen []string) []string {
-	if len(chosen) < 2 {
-		return chosen
-	}
-	var rest []string
-	sign := false
-	for _, c := range chosen {
-		switch c {
-		case "sign":
-			sign = true
-		case "encrypt", "symmetric":
-			rest = append(rest, c)
-		default:
-			return chosen
-		}
-	}
-	if !sign {
-		return chosen
-	}
-	return rest
-}
-
 // signersFor unlocks the keys named by --local-user (or the first secret
 // key in the ring) for signing with --digest-algo.
-func signersFor(st *state, c *cli.Context, pp *passphrases) ([]filter.Signer, error) {
-	var algo packet.HashAlgo
-	if c.IsSet("digest-algo") {
-		a, err := packet.ParseHashAlgo(c.String("digest-algo"))
-		if err != nil {
-			return nil, usagef("--digest-algo: %v", err)
-		}
-		if a == packet.HashRIPEMD160 {
-			return nil, usagef("--digest-algo: pgpstream does not sign with RIPEMD160; use SHA256, SHA384, SHA512, SHA224 or SHA1")
-		}
-		if a == packet.HashSHA1 && !c.Bool("allow-weak-digest-algos") {
-			// RFC 9580 §9.5: no new SHA-1 signatures. Verifiers
-			// (pgpstream, Sequoia) refuse them.
-			return nil, usageError{msg: "--digest-algo SHA1: SHA-1 signatures are refused by verifiers (pgpstream among them) for data signed after 2013", hints: []string{"use SHA256, or add --allow-weak-digest-algos to make one anyway"}}
-		}
-		algo = a
-	}
-	ring, err := openRing(c)
+func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error) {
+	algo := o.digest
+	ring, err := openRing(st, o)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	var keys []*keyring.Key
-	specs := c.StringSlice("local-user")
+	specs := o.localUsers
 	if len(specs) == 0 {
-		all, _ := ring.Select(nil, true)
-		for _, k := range all {
-			if _, ok := k.Entity().SigningKey(now, keyConfig); ok {
-				keys = append(keys, k)
-				break
-			}
+		k, err := defaultSigner(ring, o)
+		if err != nil {
+			return nil, err
 		}
-		if len(keys) == 0 {
-			return nil, withHints(errors.New("no secret key that can sign"), "make one with --quick-gen-key or import one with --import; pick it with --local-user KEY")
-		}
+		keys = append(keys, k)
 	}
 	for _, spec := range specs {
 		k, err := ring.Lookup(spec, true)
@@ -115,6 +70,11 @@ func signersFor(st *state, c *cli.Context, pp *passphrases) ([]filter.Signer, er
 			}
 		}
 		h, err := hashFor(priv, algo)
+		if err != nil && !o.digestSet {
+			// A preference (personal-digest-preferences) the key
+			// cannot sign with gives way to the key's own choice.
+			h, err = hashFor(priv, 0)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -169,30 +129,20 @@ func sigCreated(signers []filter.Signer, status *statusWriter, kind string) {
 
 // cmdSign makes a signed message (--sign) or a detached signature
 // (--detach-sign), not encrypted.
-func cmdSign(st *state, c *cli.Context, detached bool) error {
-	if len(c.StringSlice("recipient"))+len(c.StringSlice("hidden-recipient"))+len(c.StringSlice("recipient-file")) > 0 {
-		return usagef("--recipient given without --encrypt")
-	}
-	opt := filter.SignOptions{Armor: c.Bool("armor")}
+func cmdSign(st *state, o *options, detached bool) error {
+	// -z means what it means for --encrypt (options.check).
+	opt := filter.SignOptions{Armor: o.armor}
 	if !detached {
-		var err error
-		if opt.Compress, err = packet.ParseCompressionAlgo(c.String("compress-algo")); err != nil {
-			return usagef("--compress-algo: %v", err)
-		}
-		if opt.Compress == packet.CompressBZIP2 {
-			return usagef("--compress-algo: pgpstream reads BZIP2 but writes only zip or zlib")
-		}
-		if lvl := c.Int("compress-level"); lvl == 0 {
-			opt.Compress = packet.CompressNone
-		} else if lvl > 0 && lvl <= 9 {
-			opt.Level = lvl
+		opt.Compress = o.compress
+		if o.level > 0 {
+			opt.Level = o.level
 		}
 	}
-	signers, err := signersFor(st, c, newPassphrases(st, c))
+	signers, err := signersFor(st, o, newPassphrases(st, o))
 	if err != nil {
 		return err
 	}
-	status, err := openStatus(st, c)
+	status, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
@@ -202,14 +152,14 @@ func cmdSign(st *state, c *cli.Context, detached bool) error {
 	}
 	sigCreated(signers, status, kind)
 	opt.Signers = signers
-	in, inName, closeIn, err := openInput(st, c)
+	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	outPath := c.String("output")
+	outPath := o.output
 	opt.Literal = literalFor(inName)
-	out, err := openMessageOutput(st, c, inName, outPath, opt.Armor, "OpenPGP data")
+	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "OpenPGP data")
 	if err != nil {
 		return err
 	}
@@ -446,12 +396,12 @@ func (e verifyEvents) Warning(w filter.Warning) {
 // cmdVerify checks a signed message (--verify [FILE]) or a detached
 // signature (--verify SIG [FILE]; with one argument, FILE is SIG without
 // its .sig or .asc).
-func cmdVerify(st *state, c *cli.Context) (err error) {
-	args := c.Args().Slice()
+func cmdVerify(st *state, o *options) (err error) {
+	args := o.args
 	if len(args) > 2 {
 		return usagef("--verify takes a signed message, or a detached signature and the signed file (got %d arguments)", len(args))
 	}
-	status, err := openStatus(st, c)
+	status, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
@@ -460,7 +410,7 @@ func cmdVerify(st *state, c *cli.Context) (err error) {
 			status.failure("verify", err)
 		}
 	}()
-	ring, err := openRing(c)
+	ring, err := openRing(st, o)
 	if err != nil {
 		return err
 	}
@@ -498,33 +448,33 @@ func cmdVerify(st *state, c *cli.Context) (err error) {
 		}
 		defer closeData()
 		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep},
-			AllowWeakDigests: c.Bool("allow-weak-digest-algos")})
+			AllowWeakDigests: o.allowWeakDigests})
 		if err != nil {
 			return err
 		}
 	} else {
-		in, inName, closeIn, err := openInput(st, c)
+		in, inName, closeIn, err := openInput(st, o)
 		if err != nil {
 			return err
 		}
 		defer closeIn()
 		var w io.Writer = io.Discard
 		var out *output
-		if p := c.String("output"); p != "" {
+		if p := o.output; p != "" {
 			if sameFile(inName, p) {
 				return fmt.Errorf("input and output are the same file")
 			}
-			if out, err = openOutput(st, c, p, true); err != nil {
+			if out, err = openOutput(st, o, p, true); err != nil {
 				return err
 			}
 			w = out.w
 		}
 		res, err := filter.Decrypt(in, w, filter.DecryptOptions{
 			Keys:              refuseKeys{},
-			MaxDecompressed:   c.Int64("max-output"),
+			MaxDecompressed:   o.maxOutput,
 			Signers:           signers,
-			LegacyLiteralHash: c.Bool("legacy-literal-hash"),
-			AllowWeakDigests:  c.Bool("allow-weak-digest-algos"),
+			LegacyLiteralHash: o.legacyLiteralHash,
+			AllowWeakDigests:  o.allowWeakDigests,
 			Events:            verifyEvents{st: st, sigs: rep},
 		})
 		if err != nil {

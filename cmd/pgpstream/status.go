@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
-	"github.com/urfave/cli/v2"
 
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -28,11 +27,9 @@ type statusWriter struct {
 	w  io.Writer
 }
 
-func openStatus(st *state, c *cli.Context) (*statusWriter, error) {
-	fd, file := c.Int("status-fd"), c.String("status-file")
+func openStatus(st *state, o *options) (*statusWriter, error) {
+	fd, file := o.statusFd, o.statusFile // their conflicts are in options.check
 	switch {
-	case fd >= 0 && file != "":
-		return nil, usagef("give --status-fd or --status-file, not both")
 	case file != "":
 		f, err := os.Create(file)
 		if err != nil {
@@ -44,8 +41,6 @@ func openStatus(st *state, c *cli.Context) (*statusWriter, error) {
 		return &statusWriter{w: st.watch(st.stdout, "--status-fd 1")}, nil
 	case fd == 2:
 		return &statusWriter{w: st.stderr}, nil
-	case fd == 0:
-		return nil, usagef("--status-fd 0 is standard input")
 	case fd > 2:
 		f := os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
 		if f == nil {

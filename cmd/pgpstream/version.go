@@ -258,27 +258,30 @@ func hwfNames() []string { return hwf.Names() }
 // itself with GODEBUG=cpu.X=off so crypto/aes, GHASH and crypto/sha* take
 // their generic paths too, as libgcrypt's --disable-hwf does for all code.
 func hwfBefore(st *state) cli.BeforeFunc {
-	return func(c *cli.Context) error {
-		for _, n := range c.StringSlice("disable-hwf") {
-			if err := hwf.Disable(n); err != nil {
-				return usageError{msg: "--disable-hwf: " + err.Error()}
-			}
+	return func(c *cli.Context) error { return applyHWF(st, c.StringSlice("disable-hwf")) }
+}
+
+// applyHWF switches off the features named (see hwfBefore).
+func applyHWF(st *state, names []string) error {
+	for _, n := range names {
+		if err := hwf.Disable(n); err != nil {
+			return usageError{msg: "--disable-hwf: " + err.Error()}
 		}
-		// The app and its subcommand both run this; re-running (or
-		// warning that it could not) is for the first of them only.
-		if !processEntry(st) || reexecTried {
-			return nil
-		}
-		reexecTried = true
-		again, env, err := applyDisabledHWF(os.Args)
-		if err != nil || !again {
-			return err
-		}
-		if err := reexec(os.Args, env); err != nil {
-			st.warnf("could not re-run with GODEBUG (%v): the standard library keeps its assembly", err)
-		}
+	}
+	// The app and its subcommand both run this; re-running (or
+	// warning that it could not) is for the first of them only.
+	if !processEntry(st) || reexecTried {
 		return nil
 	}
+	reexecTried = true
+	again, env, err := applyDisabledHWF(os.Args)
+	if err != nil || !again {
+		return err
+	}
+	if err := reexec(os.Args, env); err != nil {
+		st.warnf("could not re-run with GODEBUG (%v): the standard library keeps its assembly", err)
+	}
+	return nil
 }
 
 // reexecTried is set once hwfBefore has tried to re-run the process.

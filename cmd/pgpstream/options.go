@@ -1,0 +1,1073 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pgpstream/pgpstream/keyring"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// How the command line is read.
+//
+// pgpstream parses argv itself, with gpg's grammar, into one typed value
+// (options); urfave/cli only renders --help and runs the bench and
+// version subcommands. urfave/cli (Go's flag package underneath) cannot
+// express what gpg's clients rely on: unique prefixes of long options
+// (--arm, --out), short options bundled with an argument (-bsau KEY,
+// -uKEY, -z6), a table of which short options take one, options from
+// gpg.conf merged under the command line, and "this is a gpg option
+// pgpstream lacks" as a message of its own. A pre-parser that rewrote
+// argv for urfave/cli would need every one of those rules anyway, and
+// the values would then be read back by name; parsing once into a struct
+// is the smaller and the checkable design.
+//
+// The grammar is gpg 2.2's (common/argparse.c): options come first, and
+// the first argument that is not an option ends them (as does "--");
+// an argument starting with "--" after that is a file name, and gets
+// gpg's note that it was not taken as an option.
+
+// optKind says what an entry of the option table does.
+type optKind uint8
+
+const (
+	kOption  optKind = iota // changes how pgpstream does it (the zero value)
+	kCommand                // chooses what pgpstream does
+	kNoop                   // accepted from gpg's clients: changes nothing in pgpstream
+)
+
+// optDef is one option.
+type optDef struct {
+	long  string
+	short byte   // 0: none
+	arg   string // the value's name in --help; "" when the option takes none
+	kind  optKind
+	cat   string // --help section
+	usage string // --help text; for kNoop, why it changes nothing
+	alias string // another spelling of this long option
+	set   func(o *options, v string) error
+	// hidden options are left out of --help (aliases, and gpg's
+	// spellings listed under their main name).
+	hidden bool
+}
+
+const (
+	catCommand = "Commands"
+	catEncrypt = "Encryption"
+	catKeys    = "Keys and passphrases"
+	catIO      = "Input and output"
+	catDiag    = "Diagnostics"
+)
+
+// options is one invocation's command line, after gpg.conf: every
+// command reads these fields and nothing else.
+type options struct {
+	cmd       string // the command: the long name of a kCommand entry, "" for none
+	encrypt   bool   // --encrypt was given (cmd "encrypt" also covers -c and -s -e)
+	symmetric bool
+	sign      bool
+	args      []string
+
+	// Recipients and signers, after gpg.conf's defaults were applied.
+	recipients, hiddenRecipients []string
+	recipientFiles               []string
+	hiddenRecipientFiles         []string
+	encryptTo, hiddenEncryptTo   []string
+	noEncryptTo                  bool
+	recipientSelf                bool // --default-recipient-self with no -r: the signing default
+	defaultRecipient             string
+	noDefaultRecipient           bool
+	throwKeyIDs                  bool
+	localUsers                   []string
+	defaultKey                   string
+
+	// Algorithms, as typed values after check.
+	cipherName, compressName, digestName, aeadName string
+	cipher                                         packet.CipherAlgo
+	compress                                       packet.CompressionAlgo
+	level                                          int // -z: -1 when not given; 1..9 compress
+	digest                                         packet.HashAlgo
+	digestSet                                      bool // --digest-algo (a preference is not an order)
+	aead                                           packet.AEADAlgo
+	aeadSet, chunkSet                              bool
+	chunkSize                                      int
+	threads                                        int
+	personalCipher, personalDigest                 []string
+	personalCompress                               []string
+	forceAEAD, rfc4880bis                          bool
+	legacyLiteralHash, allowUnprotected            bool
+	allowWeakDigests                               bool
+	maxOutput                                      int64
+	keyVersion                                     int
+	textmode                                       bool
+
+	homedir        string // --homedir as given
+	home           string // the home in use (see resolveHome)
+	homeFrom       string // what chose it
+	optionsFile    string
+	noOptions      bool
+	keyrings       []string // --keyring FILE
+	secretKeyrings []string
+	noDefaultRing  bool
+	homeNoted      bool // the GnuPG-home note was given
+
+	noPermissionWarning, allowWeakKeySigs bool
+
+	passphrase                   string
+	passphraseSet                bool
+	passphraseFile               string
+	passphraseFd                 int
+	pinentryMode                 string
+	withColons                   bool
+	keyidFormat, trustModel      string
+	output                       string
+	armor, batch, yes            bool
+	quiet, verbose, noTTY        bool
+	progress, noProgress         bool
+	statusFd, loggerFd           int
+	statusFile, loggerFile       string
+	specialFilenames             bool
+	disableHWF                   []string
+	profiles                     map[string]string // profiling flag -> FILE
+	notes                        []string          // warnings found while reading, shown once the prefix is known
+	seen                         map[string]bool   // long names given, for rules about combinations
+	commands                     []string          // every command option, in order
+	confWarnings                 []string
+	listConfig, dumpOptions      bool
+	dumpTable, gpgconfTest, help bool
+}
+
+func (o *options) given(long string) bool { return o.seen[long] }
+
+// Setters for the table.
+func setBool(f func(*options) *bool) func(*options, string) error {
+	return func(o *options, _ string) error { *f(o) = true; return nil }
+}
+
+func clearBool(f func(*options) *bool) func(*options, string) error {
+	return func(o *options, _ string) error { *f(o) = false; return nil }
+}
+
+func setString(f func(*options) *string) func(*options, string) error {
+	return func(o *options, v string) error { *f(o) = v; return nil }
+}
+
+func addString(f func(*options) *[]string) func(*options, string) error {
+	return func(o *options, v string) error { *f(o) = append(*f(o), v); return nil }
+}
+
+func setInt(name string, f func(*options) *int) func(*options, string) error {
+	return func(o *options, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return usagef("--%s: want a number, not %q", name, v)
+		}
+		*f(o) = n
+		return nil
+	}
+}
+
+// addList appends a space- or comma-separated list (gpg's preference
+// lists are written either way).
+func addList(f func(*options) *[]string) func(*options, string) error {
+	return func(o *options, v string) error {
+		*f(o) = append((*f(o))[:0], strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' })...)
+		return nil
+	}
+}
+
+func noop(*options, string) error { return nil }
+
+// oneOf accepts the values gpg accepts for an option pgpstream takes
+// without acting on it, so a typo still fails as it would in gpg.
+func oneOf(name string, f func(*options) *string, values ...string) func(*options, string) error {
+	return func(o *options, v string) error {
+		for _, ok := range values {
+			if strings.EqualFold(v, ok) {
+				if f != nil {
+					*f(o) = strings.ToLower(v)
+				}
+				return nil
+			}
+		}
+		return usagef("--%s %s: want one of %s", name, v, strings.Join(values, ", "))
+	}
+}
+
+func command(name string) func(*options, string) error {
+	return func(o *options, _ string) error {
+		o.commands = append(o.commands, name)
+		return nil
+	}
+}
+
+// optionTable is every option pgpstream knows: what it does, what
+// --help says, and, for gpg's options that change nothing here, why.
+// The kNoop entries are the one list of accepted-and-ignored options;
+// --help and README's compatibility section are made from it.
+var optionTable = append(baseOptions, profileOptions()...)
+
+var baseOptions = []optDef{
+	// Commands.
+	{long: "encrypt", short: 'e', kind: kCommand, cat: catCommand, usage: "encrypt to the recipients (-r, -f)"},
+	{long: "symmetric", short: 'c', kind: kCommand, cat: catCommand, usage: "encrypt with a passphrase (alone or with --encrypt)"},
+	{long: "decrypt", short: 'd', kind: kCommand, cat: catCommand, usage: "decrypt FILE or standard input (also what a lone FILE does)"},
+	{long: "sign", short: 's', kind: kCommand, cat: catCommand, usage: "sign (alone, or with --encrypt/--symmetric inside the encryption)"},
+	{long: "detach-sign", short: 'b', kind: kCommand, cat: catCommand, usage: "write a detached signature (-bs and -sb too)"},
+	{long: "verify", kind: kCommand, cat: catCommand, usage: "check a signed message [FILE], or a detached signature: SIG [FILE]"},
+	{long: "import", kind: kCommand, cat: catCommand, usage: "import keys from FILEs or standard input (armored or binary)"},
+	{long: "list-keys", short: 'k', kind: kCommand, cat: catCommand, usage: "list public keys"},
+	{long: "list-public-keys", alias: "list-keys", kind: kCommand, hidden: true},
+	{long: "list-key", alias: "list-keys", kind: kCommand, hidden: true},
+	{long: "fingerprint", kind: kCommand, cat: catCommand, usage: "list public keys (listings always show fingerprints)"},
+	{long: "list-secret-keys", short: 'K', kind: kCommand, cat: catCommand, usage: "list secret keys"},
+	{long: "export", kind: kCommand, cat: catCommand, usage: "export public keys"},
+	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
+	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448)"},
+	{long: "quick-generate-key", alias: "quick-gen-key", kind: kCommand, hidden: true},
+	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch --yes)"},
+	{long: "delete-key", alias: "delete-keys", kind: kCommand, hidden: true},
+	{long: "delete-secret-keys", kind: kCommand, cat: catCommand, usage: "delete the secret parts of keys by full fingerprint (needs --batch --yes)"},
+	{long: "delete-secret-key", alias: "delete-secret-keys", kind: kCommand, hidden: true},
+	{long: "delete-secret-and-public-key", kind: kCommand, cat: catCommand, usage: "delete keys with their secret parts by full fingerprint (needs --batch --yes)"},
+	{long: "delete-secret-and-public-keys", alias: "delete-secret-and-public-key", kind: kCommand, hidden: true},
+	{long: "version", kind: kCommand, cat: catCommand, usage: "print the version in GnuPG's shape, then the CPU features and engines"},
+	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print the configuration (with --with-colons: gpg's cfg: lines)"},
+	{long: "gpgconf-test", kind: kCommand, cat: catCommand, usage: "read the options and gpg.conf, then exit: 0 when they are fine"},
+	{long: "dump-options", kind: kCommand, cat: catCommand, usage: "print every long option, one a line"},
+	{long: "dump-option-table", kind: kCommand, cat: catCommand, usage: "print the option table as gpgconf reads it"},
+	{long: "help", short: 'h', kind: kCommand, cat: catCommand, usage: "show this help"},
+
+	// Encryption.
+	{long: "recipient", short: 'r', arg: "KEY", cat: catEncrypt, usage: "encrypt to KEY, one key each: fingerprint, key ID, <addr>, @part, =uid or user ID substring", set: addString(func(o *options) *[]string { return &o.recipients })},
+	{long: "remote-user", alias: "recipient", arg: "KEY", hidden: true},
+	{long: "hidden-recipient", short: 'R', arg: "KEY", cat: catEncrypt, usage: "like -r, but the message does not name the key", set: addString(func(o *options) *[]string { return &o.hiddenRecipients })},
+	{long: "recipient-file", short: 'f', arg: "FILE", cat: catEncrypt, usage: "encrypt to the certificate in FILE", set: addString(func(o *options) *[]string { return &o.recipientFiles })},
+	{long: "hidden-recipient-file", short: 'F', arg: "FILE", cat: catEncrypt, usage: "like -f, but the message does not name the key", set: addString(func(o *options) *[]string { return &o.hiddenRecipientFiles })},
+	{long: "encrypt-to", arg: "KEY", cat: catEncrypt, usage: "also encrypt to KEY whenever there is another recipient (gpg.conf)", set: addString(func(o *options) *[]string { return &o.encryptTo })},
+	{long: "hidden-encrypt-to", arg: "KEY", cat: catEncrypt, usage: "like --encrypt-to, but the message does not name the key", set: addString(func(o *options) *[]string { return &o.hiddenEncryptTo })},
+	{long: "no-encrypt-to", cat: catEncrypt, usage: "ignore every --encrypt-to and --hidden-encrypt-to", set: setBool(func(o *options) *bool { return &o.noEncryptTo })},
+	{long: "default-recipient", arg: "KEY", cat: catEncrypt, usage: "encrypt to KEY when no -r is given", set: setString(func(o *options) *string { return &o.defaultRecipient })},
+	{long: "default-recipient-self", cat: catEncrypt, usage: "encrypt to the default key (--default-key, else the first secret key) when no -r is given", set: setBool(func(o *options) *bool { return &o.recipientSelf })},
+	{long: "no-default-recipient", cat: catEncrypt, usage: "forget --default-recipient and --default-recipient-self", set: setBool(func(o *options) *bool { return &o.noDefaultRecipient })},
+	{long: "throw-keyids", cat: catEncrypt, usage: "name no recipient in the message, as -R does", set: setBool(func(o *options) *bool { return &o.throwKeyIDs })},
+	{long: "no-throw-keyids", cat: catEncrypt, usage: "undo --throw-keyids", hidden: true, set: clearBool(func(o *options) *bool { return &o.throwKeyIDs })},
+	{long: "cipher-algo", arg: "NAME", cat: catEncrypt, usage: "cipher to write: AES128, AES192 or AES256 (default AES256)", set: setString(func(o *options) *string { return &o.cipherName })},
+	{long: "compress-algo", arg: "NAME", cat: catEncrypt, usage: "compression to write: none (default), zip, zlib (also gpg's numbers 0-2)", set: setString(func(o *options) *string { return &o.compressName })},
+	{long: "compression-algo", alias: "compress-algo", arg: "NAME", hidden: true},
+	{long: "compress-level", short: 'z', arg: "N", cat: catEncrypt, usage: "compress at level N, 1-9 (zlib unless --compress-algo says), or 0: none; for every command that writes a message", set: setInt("compress-level", func(o *options) *int { return &o.level })},
+	{long: "digest-algo", arg: "NAME", cat: catEncrypt, usage: "hash for signatures: SHA256 (default), SHA384, SHA512, SHA224 or SHA1", set: setString(func(o *options) *string { return &o.digestName })},
+	{long: "personal-cipher-preferences", alias: "", arg: "LIST", cat: catEncrypt, usage: "the first AES cipher in LIST is the default for --cipher-algo", set: addList(func(o *options) *[]string { return &o.personalCipher })},
+	{long: "personal-digest-preferences", arg: "LIST", cat: catEncrypt, usage: "the first hash in LIST signs, unless --digest-algo says or the key needs a longer one", set: addList(func(o *options) *[]string { return &o.personalDigest })},
+	{long: "personal-compress-preferences", arg: "LIST", cat: catEncrypt, usage: "the first zip or zlib in LIST is what -z compresses with (compression stays off unless asked)", set: addList(func(o *options) *[]string { return &o.personalCompress })},
+	{long: "personal-cipher-prefs", alias: "personal-cipher-preferences", arg: "LIST", hidden: true},
+	{long: "personal-digest-prefs", alias: "personal-digest-preferences", arg: "LIST", hidden: true},
+	{long: "personal-compress-prefs", alias: "personal-compress-preferences", arg: "LIST", hidden: true},
+	{long: "local-user", short: 'u', arg: "KEY", cat: catEncrypt, usage: "sign with KEY (default: --default-key, else the first secret key that can sign)", set: addString(func(o *options) *[]string { return &o.localUsers })},
+	{long: "sign-with", alias: "local-user", arg: "KEY", hidden: true},
+	{long: "default-key", arg: "KEY", cat: catEncrypt, usage: "sign with KEY when no -u is given", set: setString(func(o *options) *string { return &o.defaultKey })},
+	{long: "allow-weak-digest-algos", cat: catEncrypt, usage: "check SHA-1 data signatures made after 2013-02-01, which are otherwise refused, and allow --digest-algo SHA1", set: setBool(func(o *options) *bool { return &o.allowWeakDigests })},
+	{long: "legacy-literal-hash", cat: catEncrypt, usage: "check a signature that follows the data with no one-pass packet (old GnuPG); hashes every message with SHA1 and RIPEMD160", set: setBool(func(o *options) *bool { return &o.legacyLiteralHash })},
+	{long: "force-aead", cat: catEncrypt, usage: "write AEAD encrypted data: RFC 9580 SEIPD v2, or with --rfc4880bis the LibrePGP packet GnuPG 2.4 writes", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
+	{long: "force-ocb", cat: catEncrypt, usage: "gpg 2.4's spelling of --force-aead", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
+	{long: "rfc4880bis", cat: catEncrypt, usage: "write AEAD as LibrePGP's AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", set: setBool(func(o *options) *bool { return &o.rfc4880bis })},
+	{long: "aead-algo", arg: "NAME", cat: catEncrypt, usage: "AEAD mode to write: OCB (default), EAX, or GCM (GCM for SEIPD v2 only)", set: setString(func(o *options) *string { return &o.aeadName })},
+	{long: "chunk-size", arg: "N", cat: catEncrypt, usage: "AEAD chunk size as gpg's exponent N, 2^N bytes: 6 (64 B) to 22 (4 MiB, the default)", set: setInt("chunk-size", func(o *options) *int { return &o.chunkSize })},
+	{long: "threads", arg: "N", cat: catEncrypt, usage: "AEAD chunks encrypted or decrypted at once (default: one per CPU)", set: setInt("threads", func(o *options) *int { return &o.threads })},
+
+	// Keys and passphrases.
+	{long: "homedir", arg: "DIR", cat: catKeys, usage: "key directory (default $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.pgpstream)", set: setString(func(o *options) *string { return &o.homedir })},
+	{long: "options", arg: "FILE", cat: catKeys, usage: "read options from FILE instead of HOME/gpg.conf", set: setString(func(o *options) *string { return &o.optionsFile })},
+	{long: "no-options", cat: catKeys, usage: "read no gpg.conf", set: setBool(func(o *options) *bool { return &o.noOptions })},
+	{long: "passphrase", arg: "PW", cat: catKeys, usage: "the passphrase itself (visible to other users in ps: prefer --passphrase-file or --passphrase-fd)", set: func(o *options, v string) error { o.passphrase, o.passphraseSet = v, true; return nil }},
+	{long: "passphrase-file", arg: "FILE", cat: catKeys, usage: "read the passphrase from the first line of FILE", set: setString(func(o *options) *string { return &o.passphraseFile })},
+	{long: "passphrase-fd", arg: "N", cat: catKeys, usage: "read the passphrase from file descriptor N (0: standard input)", set: setInt("passphrase-fd", func(o *options) *int { return &o.passphraseFd })},
+	{long: "pinentry-mode", arg: "MODE", cat: catKeys, usage: "ask, loopback, cancel, error or default: accepted (pgpstream asks on the terminal itself, never through a pinentry)", set: oneOf("pinentry-mode", func(o *options) *string { return &o.pinentryMode }, "default", "ask", "cancel", "error", "loopback")},
+	{long: "with-colons", cat: catKeys, usage: "list keys and configuration in gpg's machine-readable format", set: setBool(func(o *options) *bool { return &o.withColons })},
+	{long: "key-version", arg: "N", cat: catKeys, usage: "--quick-gen-key makes a version 4 (default) or an RFC 9580 version 6 key", set: setInt("key-version", func(o *options) *int { return &o.keyVersion })},
+	{long: "keyring", arg: "FILE", cat: catKeys, usage: "with --no-default-keyring, only /dev/null (no keys at all) is supported", set: addString(func(o *options) *[]string { return &o.keyrings })},
+	{long: "secret-keyring", arg: "FILE", cat: catKeys, usage: "like --keyring, for secret keys", set: addString(func(o *options) *[]string { return &o.secretKeyrings })},
+	{long: "no-default-keyring", cat: catKeys, usage: "use no keys from the home (with --keyring /dev/null)", set: setBool(func(o *options) *bool { return &o.noDefaultRing })},
+	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
+	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
+	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
+	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "accepted; pgpstream has no trust database and uses every key it holds, as --trust-model always does", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
+
+	// Input and output.
+	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.output })},
+	{long: "armor", short: 'a', cat: catIO, usage: "write ASCII armor", set: setBool(func(o *options) *bool { return &o.armor })},
+	{long: "armour", alias: "armor", hidden: true},
+	{long: "no-armor", cat: catIO, usage: "write binary (the default)", hidden: true, set: clearBool(func(o *options) *bool { return &o.armor })},
+	{long: "no-armour", alias: "no-armor", hidden: true},
+	{long: "batch", cat: catIO, usage: "never ask anything", set: setBool(func(o *options) *bool { return &o.batch })},
+	{long: "no-batch", cat: catIO, hidden: true, usage: "undo --batch", set: clearBool(func(o *options) *bool { return &o.batch })},
+	{long: "yes", cat: catIO, usage: "assume yes: overwrite files, delete keys", set: setBool(func(o *options) *bool { return &o.yes })},
+	{long: "quiet", short: 'q', cat: catIO, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
+	{long: "verbose", short: 'v', cat: catIO, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
+	{long: "no-verbose", cat: catIO, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
+	{long: "no-tty", cat: catIO, usage: "never use the terminal: no prompt (a missing passphrase is an error), no progress line", set: setBool(func(o *options) *bool { return &o.noTTY })},
+	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write the data of an unencrypted message no signature vouches for", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
+	{long: "ignore-mdc-error", alias: "allow-unprotected", hidden: true},
+	{long: "max-output", arg: "N", cat: catIO, usage: "refuse compressed data that inflates beyond N bytes (0: no limit)", set: func(o *options, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return usagef("--max-output: want a number of bytes, not %q", v)
+		}
+		o.maxOutput = n
+		return nil
+	}},
+	{long: "textmode", short: 't', cat: catIO, usage: "accepted when reading (a signature's type decides); refused for writing: pgpstream writes binary literal data", set: setBool(func(o *options) *bool { return &o.textmode })},
+	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
+	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error (default when it is a terminal, without --batch)", set: setBool(func(o *options) *bool { return &o.progress })},
+	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
+	{long: "status-fd", arg: "N", cat: catIO, usage: "write gpg's machine-readable status lines to file descriptor N", set: setInt("status-fd", func(o *options) *int { return &o.statusFd })},
+	{long: "status-file", arg: "FILE", cat: catIO, usage: "write gpg's machine-readable status lines to FILE", set: setString(func(o *options) *string { return &o.statusFile })},
+	{long: "logger-fd", arg: "N", cat: catIO, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
+	{long: "logger-file", arg: "FILE", cat: catIO, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
+	{long: "log-file", alias: "logger-file", arg: "FILE", hidden: true},
+	{long: "enable-special-filenames", cat: catIO, usage: "a file argument -&N means file descriptor N", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
+
+	// Diagnostics.
+	{long: "disable-hwf", arg: "NAME", cat: catDiag, usage: "switch off a CPU feature for every engine (repeatable)", set: addString(func(o *options) *[]string { return &o.disableHWF })},
+
+	// gpg's options that change nothing in pgpstream. Each says why; this
+	// is the list README's compatibility section is made from.
+	{long: "use-agent", kind: kNoop, usage: "obsolete in gpg 2.1 too"},
+	{long: "no-use-agent", kind: kNoop, usage: "obsolete in gpg 2.1 too"},
+	{long: "no-greeting", kind: kNoop, usage: "pgpstream prints no greeting"},
+	{long: "no-secmem-warning", kind: kNoop, usage: "pgpstream prints no secure-memory warning"},
+	{long: "no-mdc-warning", kind: kNoop, usage: "data without an MDC is refused outright (see --allow-unprotected)"},
+	{long: "force-mdc", kind: kNoop, usage: "pgpstream always writes integrity-protected data (MDC or AEAD)"},
+	{long: "always-trust", kind: kNoop, usage: "pgpstream has no trust database: every key it holds is used"},
+	{long: "fixed-list-mode", kind: kNoop, usage: "the colon listing is always in fixed-list mode (as in gpg 2.2)"},
+	{long: "with-fingerprint", kind: kNoop, usage: "listings always show fingerprints"},
+	{long: "with-subkey-fingerprint", kind: kNoop, usage: "listings always show subkey fingerprints"},
+	{long: "with-subkey-fingerprints", kind: kNoop, usage: "listings always show subkey fingerprints"},
+	{long: "with-keygrip", kind: kNoop, usage: "accepted; listings carry no grp lines yet"},
+	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
+	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
+	{long: "exit-on-status-write-error", kind: kNoop, usage: "accepted; a failed status write does not stop pgpstream"},
+	{long: "utf8-strings", kind: kNoop, usage: "arguments are always taken as UTF-8"},
+	{long: "no-utf8-strings", kind: kNoop, usage: "arguments are always taken as UTF-8"},
+	{long: "openpgp", kind: kNoop, usage: "pgpstream writes only OpenPGP (RFC 4880/9580) as it is"},
+	{long: "charset", arg: "NAME", kind: kNoop, usage: "messages are UTF-8"},
+	{long: "display-charset", arg: "NAME", kind: kNoop, usage: "messages are UTF-8"},
+	{long: "no-auto-check-trustdb", kind: kNoop, usage: "there is no trust database"},
+	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream never fetches keys from the network"},
+	{long: "no-auto-key-locate", kind: kNoop, usage: "pgpstream looks keys up only in its ring"},
+	{long: "auto-key-locate", arg: "LIST", kind: kNoop, usage: "pgpstream looks keys up only in its ring (gpg's \"local\")"},
+	{long: "disable-dirmngr", kind: kNoop, usage: "pgpstream uses no dirmngr"},
+	{long: "no-autostart", kind: kNoop, usage: "pgpstream starts no agent"},
+	{long: "no-symkey-cache", kind: kNoop, usage: "pgpstream caches no passphrase"},
+	{long: "no-random-seed-file", kind: kNoop, usage: "pgpstream keeps no random seed file"},
+	{long: "lock-never", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
+	{long: "lock-once", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
+	{long: "lock-multiple", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
+	{long: "request-origin", arg: "ORIGIN", kind: kNoop, usage: "tells gpg-agent who asks; pgpstream talks to no agent"},
+	{long: "display", arg: "DISPLAY", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream talks to no agent"},
+	{long: "ttyname", arg: "TTY", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream talks to no agent"},
+	{long: "ttytype", arg: "TYPE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream talks to no agent"},
+	{long: "lc-ctype", arg: "LOCALE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream talks to no agent"},
+	{long: "lc-messages", arg: "LOCALE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream talks to no agent"},
+	{long: "xauthority", arg: "FILE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream talks to no agent"},
+	{long: "command-fd", arg: "N", kind: kNoop, usage: "pgpstream asks nothing there: answers come from --yes, --batch and --passphrase*"},
+	{long: "no-emit-version", kind: kNoop, usage: "armor carries no Version header anyway"},
+	{long: "no-comments", kind: kNoop, usage: "armor carries no Comment header anyway"},
+	{long: "keyserver", arg: "URL", kind: kNoop, usage: "pgpstream has no keyserver commands"},
+	{long: "keyserver-options", arg: "LIST", kind: kNoop, usage: "pgpstream has no keyserver commands"},
+	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
+	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted; verification reports have one format"},
+	{long: "require-cross-certification", kind: kNoop, usage: "signing subkeys are checked for a back signature anyway"},
+	{long: "bzip2-compress-level", arg: "N", kind: kNoop, usage: "pgpstream writes no BZIP2"},
+	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},
+	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
+	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
+	{long: "no-default-recipient-self", alias: "no-default-recipient", hidden: true},
+}
+
+// gpgNames are the long options of gpg 2.2.40 (gpg --dump-options). A
+// prefix is resolved against these as gpg does, so what is ambiguous for
+// gpg is ambiguous here; one that pgpstream does not have is refused by
+// name, distinct from a misspelling.
+const gpgNames = `sign clear-sign clearsign detach-sign encrypt encrypt-files symmetric store decrypt decrypt-files
+verify verify-files list-keys list-public-keys list-signatures list-sigs check-signatures check-sigs fingerprint
+list-secret-keys generate-key gen-key quick-generate-key quick-gen-key quick-add-uid quick-adduid quick-add-key
+quick-addkey quick-revoke-uid quick-revuid quick-set-expire quick-set-primary-uid full-generate-key full-gen-key
+generate-revocation gen-revoke delete-keys delete-secret-keys quick-sign-key quick-lsign-key quick-revoke-sig
+sign-key lsign-key edit-key key-edit change-passphrase passwd generate-designated-revocation desig-revoke export
+send-keys receive-keys recv-keys search-keys refresh-keys locate-keys locate-external-keys fetch-keys show-keys
+export-secret-keys export-secret-subkeys export-ssh-key import fast-import card-status edit-card card-edit
+change-pin list-config list-gcrypt-config gpgconf-list gpgconf-test list-packets export-ownertrust
+import-ownertrust update-trustdb check-trustdb fix-trustdb list-trustdb dearmor dearmour enarmor enarmour print-md
+print-mds gen-prime gen-random server tofu-policy delete-secret-and-public-keys rebuild-keydb-caches list-key
+list-sig check-sig show-key verbose no-verbose quiet no-tty no-greeting debug debug-level debug-all debug-iolbf
+display-charset charset options no-options logger-fd log-file logger-file debug-quick-random homedir
+faked-system-time default-key encrypt-to no-encrypt-to hidden-encrypt-to encrypt-to-default-key default-recipient
+default-recipient-self no-default-recipient group ungroup no-groups compliance gnupg no-pgp2 no-pgp6 no-pgp7
+no-pgp8 rfc2440 rfc4880 rfc4880bis openpgp pgp6 pgp7 pgp8 default-new-key-algo min-rsa-length always-trust
+trust-model photo-viewer known-notation agent-program dirmngr-program exit-on-status-write-error
+limit-card-insert-tries enable-progress-filter temp-directory exec-path expert no-expert no-secmem-warning
+require-secmem no-require-secmem no-permission-warning dry-run interactive default-sig-expire ask-sig-expire
+no-ask-sig-expire default-cert-expire ask-cert-expire no-ask-cert-expire default-cert-level min-cert-level
+ask-cert-level no-ask-cert-level only-sign-text-ids enable-large-rsa disable-large-rsa enable-dsa2 disable-dsa2
+personal-cipher-preferences personal-digest-preferences personal-compress-preferences default-preference-list
+default-keyserver-url no-expensive-trust-checks allow-non-selfsigned-uid no-allow-non-selfsigned-uid
+allow-freeform-uid no-allow-freeform-uid preserve-permissions default-cert-check-level tofu-default-policy
+lock-once lock-multiple lock-never compress-algo compression-algo bzip2-decompress-lowmem completes-needed
+marginals-needed max-cert-depth trustdb-name auto-check-trustdb no-auto-check-trustdb force-ownertrust multifile
+input-size-hint utf8-strings no-utf8-strings set-filesize no-literal set-notation sig-notation cert-notation
+set-policy-url sig-policy-url cert-policy-url sig-keyserver-url armor armour no-armor no-armour output max-output
+comment default-comment no-comments emit-version no-emit-version no-version not-dash-escaped escape-from-lines
+no-escape-from-lines mimemode textmode no-textmode set-filename for-your-eyes-only no-for-your-eyes-only
+show-notation no-show-notation show-session-key use-embedded-filename no-use-embedded-filename unwrap
+mangle-dos-filenames no-mangle-dos-filenames no-symkey-cache skip-verify list-only compress-level
+bzip2-compress-level disable-signer-uid auto-key-locate no-auto-key-locate auto-key-import no-auto-key-import
+auto-key-retrieve no-auto-key-retrieve include-key-block no-include-key-block disable-dirmngr keyserver
+keyserver-options key-origin import-options import-filter export-options export-filter merge-only
+allow-secret-key-import list-options show-photos no-show-photos show-policy-url no-show-policy-url with-colons
+with-tofu-info with-key-data with-sig-list with-sig-check with-fingerprint with-subkey-fingerprint
+with-subkey-fingerprints with-icao-spelling with-keygrip with-secret with-wkd-hash with-key-origin fast-list-mode
+fixed-list-mode legacy-list-mode print-pka-records print-dane-records keyid-format show-keyring recipient
+hidden-recipient recipient-file hidden-recipient-file remote-user throw-keyids no-throw-keyids local-user
+trusted-key sender try-secret-key try-all-secrets no-default-keyring no-keyring keyring primary-keyring
+secret-keyring skip-hidden-recipients no-skip-hidden-recipients override-session-key override-session-key-fd
+s2k-mode s2k-digest-algo s2k-cipher-algo s2k-count require-backsigs require-cross-certification
+no-require-backsigs no-require-cross-certification verify-options enable-special-filenames no-random-seed-file
+no-sig-cache ignore-time-conflict ignore-valid-from ignore-crc-error ignore-mdc-error disable-cipher-algo
+disable-pubkey-algo cipher-algo digest-algo cert-digest-algo override-compliance-check allow-weak-key-signatures
+allow-weak-digest-algos weak-digest allow-multisig-verification allow-multiple-messages no-allow-multiple-messages
+batch no-batch yes no status-fd status-file attribute-fd attribute-file command-fd command-file passphrase
+passphrase-fd passphrase-file passphrase-repeat pinentry-mode force-sign-key request-origin display ttyname
+ttytype lc-ctype lc-messages xauthority no-autostart forbid-gen-key require-compliance use-only-openpgp-card
+rfc2440-text no-rfc2440-text personal-cipher-prefs personal-digest-prefs personal-compress-prefs sign-with user
+use-agent no-use-agent gpg-agent-info reader-port ctapi-driver pcsc-driver disable-ccid honor-http-proxy
+tofu-db-format strict no-strict load-extension sk-comments no-sk-comments compress-keys compress-sigs
+force-v3-sigs no-force-v3-sigs force-v4-certs no-force-v4-certs no-mdc-warning force-mdc no-force-mdc disable-mdc
+no-disable-mdc help version warranty dump-option-table dump-options`
+
+// gpgShortArg are gpg's short options that take an argument (they end a
+// bundle: -bsau KEY, -uKEY), and gpgShort all of gpg's short options.
+const (
+	gpgShortArg = "fFNoruRz"
+	gpgShort    = "abcdefFhiknNoqrRstuvzK?"
+)
+
+var (
+	byLong  map[string]*optDef
+	byShort map[byte]*optDef
+	// longNames is every long name a prefix may stand for, sorted.
+	longNames  []string
+	gpgNameSet map[string]bool
+)
+
+func init() {
+	byLong = map[string]*optDef{}
+	byShort = map[byte]*optDef{}
+	for i := range optionTable {
+		d := &optionTable[i]
+		byLong[d.long] = d
+	}
+	for i := range optionTable {
+		d := &optionTable[i]
+		if d.alias != "" {
+			t := byLong[d.alias]
+			if d.arg != t.arg {
+				panic("option alias --" + d.long + " disagrees with --" + t.long)
+			}
+			d.set, d.kind, d.cat, d.hidden = nil, t.kind, t.cat, true
+		}
+		if d.short != 0 {
+			byShort[d.short] = d
+		}
+		if d.kind == kCommand && d.set == nil && d.alias == "" {
+			d.set = command(d.long)
+		}
+	}
+	gpgNameSet = map[string]bool{}
+	for _, n := range strings.Fields(gpgNames) {
+		gpgNameSet[n] = true
+	}
+	seen := map[string]bool{}
+	for n := range gpgNameSet {
+		seen[n] = true
+	}
+	for n := range byLong {
+		seen[n] = true
+	}
+	for n := range seen {
+		longNames = append(longNames, n)
+	}
+	sort.Strings(longNames)
+}
+
+// canonical follows an alias to the entry that acts.
+func canonical(d *optDef) *optDef {
+	if d != nil && d.alias != "" {
+		return byLong[d.alias]
+	}
+	return d
+}
+
+// lookupLong finds a long option by its name or a unique prefix of it,
+// as gpg does. A gpg option pgpstream lacks gives a not-supported error.
+func lookupLong(name string) (*optDef, error) {
+	if d := byLong[name]; d != nil {
+		return canonical(d), nil
+	}
+	var cands []string
+	targets := map[string]bool{}
+	for _, n := range longNames {
+		if strings.HasPrefix(n, name) {
+			cands = append(cands, n)
+			t := n
+			if d := byLong[n]; d != nil {
+				t = canonical(d).long
+			}
+			targets[t] = true
+		}
+	}
+	if len(targets) > 1 {
+		return nil, usagef("option --%s is ambiguous", name)
+	}
+	if len(cands) == 0 {
+		return nil, usageError{msg: fmt.Sprintf("unknown option --%s", name), hints: []string{"see pgpstream --help"}}
+	}
+	if d := byLong[cands[0]]; d != nil {
+		return canonical(d), nil
+	}
+	return nil, notSupported("--" + cands[0])
+}
+
+func notSupported(name string) error {
+	return usageError{msg: name + " is not supported", hints: []string{"pgpstream --help lists what it does; README's gpg compatibility section lists gpg's options it accepts"}}
+}
+
+// token is one option as given, with its value.
+type token struct {
+	def   *optDef
+	value string
+	name  string // as written, for messages
+	where string // "FILE:LINE" for gpg.conf, "" for the command line
+}
+
+// scanArgs splits argv (without argv[0]) into options and arguments by
+// gpg's grammar.
+func scanArgs(argv []string) (toks []token, args []string, notes []string, err error) {
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--":
+			return toks, append(args, argv[i+1:]...), notes, nil
+		case strings.HasPrefix(a, "--"):
+			name, value, hasValue := strings.Cut(a[2:], "=")
+			d, err := lookupLong(name)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if d.arg == "" {
+				if hasValue {
+					return nil, nil, nil, usagef("--%s takes no value", d.long)
+				}
+			} else if !hasValue {
+				if i+1 >= len(argv) {
+					return nil, nil, nil, usagef("--%s needs a value (%s)", d.long, d.arg)
+				}
+				i++
+				value = argv[i]
+			}
+			toks = append(toks, token{def: d, value: value, name: "--" + d.long})
+		case len(a) > 1 && a[0] == '-':
+			// A bundle of short options; one that takes a value takes
+			// the rest of the bundle, or the next argument.
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				d := byShort[c]
+				if d == nil {
+					if strings.IndexByte(gpgShort, c) >= 0 {
+						return nil, nil, nil, notSupported(fmt.Sprintf("-%c", c))
+					}
+					return nil, nil, nil, usageError{msg: fmt.Sprintf("unknown option -%c", c), hints: []string{"see pgpstream --help"}}
+				}
+				d = canonical(d)
+				t := token{def: d, name: fmt.Sprintf("-%c", c)}
+				if d.arg != "" {
+					if j+1 < len(a) {
+						t.value = a[j+1:]
+					} else if i+1 < len(argv) {
+						i++
+						t.value = argv[i]
+					} else {
+						return nil, nil, nil, usagef("-%c needs a value (%s)", c, d.arg)
+					}
+					toks = append(toks, t)
+					break
+				}
+				toks = append(toks, t)
+			}
+		default:
+			// The first argument ends the options, as in gpg.
+			rest := argv[i:]
+			for _, r := range rest[1:] {
+				if strings.HasPrefix(r, "--") {
+					notes = append(notes, fmt.Sprintf("Note: '%s' is not considered an option", r))
+				}
+			}
+			return toks, append(args, rest...), notes, nil
+		}
+	}
+	return toks, args, notes, nil
+}
+
+// parseOptions builds the options of one invocation: argv is scanned,
+// gpg.conf (from the home argv names, or --options FILE) is read, its
+// options applied first and argv's over them, and check decides every
+// rule.
+func parseOptions(argv []string) (*options, error) {
+	o := &options{level: -1, passphraseFd: -1, statusFd: -1, loggerFd: -1, chunkSize: 22, keyVersion: 4,
+		cipherName: "AES256", compressName: "none", aeadName: "OCB", profiles: map[string]string{}, seen: map[string]bool{}}
+	toks, args, notes, err := scanArgs(argv)
+	if err != nil {
+		return nil, err
+	}
+	o.notes = notes
+	// --homedir, --options and --no-options are needed before gpg.conf
+	// is read, so they are taken from the command line first, as gpg does.
+	for _, t := range toks {
+		switch t.def.long {
+		case "homedir":
+			o.homedir = t.value
+		case "options":
+			o.optionsFile = t.value
+		case "no-options":
+			o.noOptions = true
+		}
+	}
+	o.home, o.homeFrom = resolveHome(o.homedir)
+	if !o.noOptions {
+		conf, warnings, err := readConf(o)
+		if err != nil {
+			return nil, err
+		}
+		o.confWarnings = warnings
+		toks = append(conf, toks...)
+	}
+	for _, t := range toks {
+		o.seen[t.def.long] = true
+		if t.def.set != nil {
+			if err := t.def.set(o, t.value); err != nil {
+				if t.where != "" {
+					return nil, fmt.Errorf("%s: %w", t.where, err)
+				}
+				return nil, err
+			}
+		}
+	}
+	o.args = args
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// profileOptions are the profiling hooks, options like the others.
+func profileOptions() []optDef {
+	var out []optDef
+	for _, p := range profileFlags {
+		flag := p.flag
+		out = append(out, optDef{long: flag, arg: "FILE", cat: catDiag, usage: p.usage,
+			set: func(o *options, v string) error { o.profiles[flag] = v; return nil }})
+	}
+	return out
+}
+
+// resolveHome decides the home directory: --homedir, else
+// $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.pgpstream. gpg's order is
+// --homedir, $GNUPGHOME, ~/.gnupg; pgpstream puts its own variable
+// first, since only someone who means pgpstream's keys sets it, and
+// keeps ~/.pgpstream as the default: ~/.gnupg holds a keybox and an
+// agent's key store that pgpstream cannot read yet, and pgpstream never
+// writes beside them unasked.
+func resolveHome(flag string) (home, from string) {
+	switch {
+	case flag != "":
+		return flag, "--homedir"
+	case os.Getenv("PGPSTREAM_HOME") != "":
+		return os.Getenv("PGPSTREAM_HOME"), "PGPSTREAM_HOME"
+	case os.Getenv("GNUPGHOME") != "":
+		return os.Getenv("GNUPGHOME"), "GNUPGHOME"
+	}
+	return keyring.DefaultHome(), "default"
+}
+
+// gnupgFiles are what GnuPG keeps in a home that pgpstream does not read.
+var gnupgFiles = []string{"pubring.kbx", "private-keys-v1.d", "pubring.gpg", "secring.gpg"}
+
+// gnupgHomeNote says, once, that the home is also a GnuPG home whose
+// keys pgpstream does not see. pgpstream's own files (pubring.pgp,
+// secring.pgp) have other names, so gpg's are never touched.
+func gnupgHomeNote(home string) string {
+	var found []string
+	for _, n := range gnupgFiles {
+		if _, err := os.Stat(filepath.Join(home, n)); err == nil {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s is a GnuPG home: pgpstream cannot read its %s yet and keeps its own keys there in pubring.pgp and secring.pgp", home, strings.Join(found, " and "))
+}
+
+// readConf reads gpg.conf: HOME/gpg.conf, or --options FILE (which must
+// exist). A line is an option's long name without the dashes and,
+// after white space, its value; # starts a comment line. An unknown or
+// unsupported option is a warning naming FILE:LINE, as in gpg, and the
+// line is skipped: gpg.conf is shared with gpg.
+func readConf(o *options) ([]token, []string, error) {
+	path := o.optionsFile
+	if path == "" {
+		path = filepath.Join(o.home, "gpg.conf")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if o.optionsFile == "" && errors.Is(err, os.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("reading options: %w", err)
+	}
+	var toks []token
+	var warnings []string
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", path, n+1)
+		var name, value string
+		if i := strings.IndexAny(line, " \t"); i >= 0 {
+			name, value = line[:i], strings.TrimSpace(line[i+1:])
+		} else {
+			name, value = line, ""
+		}
+		value = strings.Trim(value, `"`)
+		name = strings.TrimPrefix(name, "--")
+		d := byLong[name] // gpg.conf takes no abbreviations
+		switch {
+		case d == nil && gpgNameSet[name]:
+			warnings = append(warnings, fmt.Sprintf("%s: option \"%s\" is not supported; line ignored", where, name))
+			continue
+		case d == nil:
+			warnings = append(warnings, fmt.Sprintf("%s: invalid option \"%s\"; line ignored", where, name))
+			continue
+		}
+		d = canonical(d)
+		switch {
+		case d.kind == kCommand:
+			warnings = append(warnings, fmt.Sprintf("%s: \"%s\" is not allowed in a config file; line ignored", where, name))
+			continue
+		case d.long == "homedir" || d.long == "options" || d.long == "no-options":
+			warnings = append(warnings, fmt.Sprintf("%s: \"%s\" has no effect in a config file; line ignored", where, name))
+			continue
+		case d.arg != "" && value == "":
+			warnings = append(warnings, fmt.Sprintf("%s: option \"%s\" needs a value; line ignored", where, name))
+			continue
+		case d.arg == "" && value != "":
+			warnings = append(warnings, fmt.Sprintf("%s: option \"%s\" takes no value; line ignored", where, name))
+			continue
+		}
+		toks = append(toks, token{def: d, value: value, name: name, where: where})
+	}
+	return toks, warnings, nil
+}
+
+// commandPairs are gpg's legal combinations of two commands (gpg.c,
+// set_cmd): signing rides along with encryption, -b with -s is a
+// detached signature, and -b with encryption signs inside it.
+func combineCommands(cmds []string) (string, error) {
+	var uniq []string
+	seen := map[string]bool{}
+	for _, c := range cmds {
+		if !seen[c] {
+			seen[c] = true
+			uniq = append(uniq, c)
+		}
+	}
+	if len(uniq) <= 1 {
+		if len(uniq) == 0 {
+			return "", nil
+		}
+		return uniq[0], nil
+	}
+	enc := seen["encrypt"] || seen["symmetric"]
+	rest := 0
+	for _, c := range uniq {
+		switch c {
+		case "encrypt", "symmetric", "sign", "detach-sign":
+		default:
+			rest++
+		}
+	}
+	switch {
+	case rest == 0 && enc:
+		return "encrypt", nil
+	case rest == 0 && seen["sign"] && seen["detach-sign"]:
+		return "detach-sign", nil
+	}
+	return "", usagef("conflicting commands: --%s", strings.Join(uniq, " and --"))
+}
+
+// check holds every rule about the options alone, and their one
+// message each: ranges, algorithm names, combinations, and gpg.conf's
+// defaults. Commands trust what it leaves.
+func (o *options) check() (err error) {
+	if o.cmd, err = combineCommands(o.commands); err != nil {
+		return err
+	}
+	for _, c := range o.commands {
+		switch c {
+		case "encrypt":
+			o.encrypt = true
+		case "symmetric":
+			o.symmetric = true
+		case "sign", "detach-sign":
+			o.sign = true
+		}
+	}
+	if o.cmd == "fingerprint" {
+		o.cmd = "list-keys"
+	}
+	if o.cmd == "" && len(o.args) > 0 {
+		o.cmd = "decrypt" // gpg decrypts when given only a file
+	}
+
+	// Special file names: -&N is descriptor N.
+	if o.specialFilenames {
+		for i, a := range o.args {
+			o.args[i] = specialName(a)
+		}
+		for i, a := range o.recipientFiles {
+			o.recipientFiles[i] = specialName(a)
+		}
+	}
+
+	// Algorithms.
+	if o.cipher, err = packet.ParseCipherAlgo(o.cipherName); err != nil {
+		return usagef("--cipher-algo: %v", err)
+	}
+	if !o.cipher.IsAES() {
+		return usagef("--cipher-algo: pgpstream writes AES128, AES192 or AES256, not %v", o.cipher)
+	}
+	if !o.given("cipher-algo") {
+		for _, name := range o.personalCipher {
+			if c, err := packet.ParseCipherAlgo(name); err == nil && c.IsAES() {
+				o.cipher = c
+				break
+			} else if err != nil {
+				return usagef("--personal-cipher-preferences: %v", err)
+			}
+		}
+	}
+	if o.compress, err = packet.ParseCompressionAlgo(o.compressName); err != nil {
+		return usagef("--compress-algo: %v", err)
+	}
+	if o.compress == packet.CompressBZIP2 {
+		return usagef("--compress-algo: pgpstream reads BZIP2 but writes only zip or zlib")
+	}
+	if o.given("compress-level") && (o.level < 0 || o.level > 9) {
+		return usageError{msg: fmt.Sprintf("-z %d: the compression level must be 0 (none) to 9", o.level), hints: []string{"-z 1 is fastest, -z 9 smallest; --compress-algo zip|zlib picks the algorithm"}}
+	}
+	switch {
+	case o.level == 0:
+		o.compress = packet.CompressNone
+	case o.level > 0 && o.compress == packet.CompressNone && !o.given("compress-algo"):
+		o.compress = packet.CompressZLIB
+		for _, name := range o.personalCompress {
+			c, err := packet.ParseCompressionAlgo(name)
+			if err != nil {
+				return usagef("--personal-compress-preferences: %v", err)
+			}
+			if c == packet.CompressZIP || c == packet.CompressZLIB {
+				o.compress = c
+				break
+			}
+		}
+	}
+	if o.digestName != "" {
+		if o.digest, err = packet.ParseHashAlgo(o.digestName); err != nil {
+			return usagef("--digest-algo: %v", err)
+		}
+		if o.digest == packet.HashRIPEMD160 {
+			return usagef("--digest-algo: pgpstream does not sign with RIPEMD160; use SHA256, SHA384, SHA512, SHA224 or SHA1")
+		}
+		if o.digest == packet.HashSHA1 && !o.allowWeakDigests {
+			// RFC 9580 §9.5: no new SHA-1 signatures. Verifiers
+			// (pgpstream, Sequoia) refuse them.
+			return usageError{msg: "--digest-algo SHA1: SHA-1 signatures are refused by verifiers (pgpstream among them) for data signed after 2013", hints: []string{"use SHA256, or add --allow-weak-digest-algos to make one anyway"}}
+		}
+		o.digestSet = true
+	} else {
+		for _, name := range o.personalDigest {
+			h, err := packet.ParseHashAlgo(name)
+			if err != nil {
+				return usagef("--personal-digest-preferences: %v", err)
+			}
+			if h != packet.HashRIPEMD160 && (h != packet.HashSHA1 || o.allowWeakDigests) {
+				o.digest = h
+				break
+			}
+		}
+	}
+	if o.aead, err = packet.ParseAEADAlgo(o.aeadName); err != nil {
+		return usagef("--aead-algo: %v", err)
+	}
+	o.aeadSet, o.chunkSet = o.given("aead-algo"), o.given("chunk-size")
+	if o.chunkSize < 6 || o.chunkSize > 22 {
+		return usageError{msg: fmt.Sprintf("--chunk-size %d: must be 6 (64 bytes) to 22 (4 MiB)", o.chunkSize), hints: []string{"the size is gpg's exponent: --chunk-size N means 2^N-byte chunks"}}
+	}
+	if o.threads < 0 {
+		return usagef("--threads must be 0 (one per CPU) or more")
+	}
+	if o.rfc4880bis && !o.forceAEAD && (o.cmd == "encrypt") {
+		return usageError{msg: "--rfc4880bis without --force-aead", hints: []string{"add --force-aead (or --force-ocb) to write the LibrePGP AEAD packet"}}
+	}
+	if o.keyVersion != 4 && o.keyVersion != 6 {
+		return usagef("--key-version must be 4 or 6")
+	}
+	if o.maxOutput < 0 {
+		return usagef("--max-output must be 0 (no limit) or more")
+	}
+
+	// Descriptors and files.
+	n := 0
+	for _, set := range []bool{o.passphraseSet, o.passphraseFile != "", o.passphraseFd >= 0} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return usagef("give only one of --passphrase, --passphrase-file and --passphrase-fd")
+	}
+	switch {
+	case o.statusFd >= 0 && o.statusFile != "":
+		return usagef("give --status-fd or --status-file, not both")
+	case o.statusFd == 0:
+		return usagef("--status-fd 0 is standard input")
+	case o.loggerFd >= 0 && o.loggerFile != "":
+		return usagef("give --logger-fd or --logger-file, not both")
+	case o.loggerFd == 0:
+		return usagef("--logger-fd 0 is standard input")
+	}
+	if o.progress && o.noProgress {
+		return usagef("give --progress or --no-progress, not both")
+	}
+
+	// Keyrings: only "no keys at all" is within reach.
+	for _, f := range append(append([]string{}, o.keyrings...), o.secretKeyrings...) {
+		if f != os.DevNull {
+			return usageError{msg: "--keyring " + f + " is not supported", hints: []string{"pgpstream keeps one ring per home: point --homedir at it, or import the keys"}}
+		}
+	}
+	if (len(o.keyrings) > 0 || len(o.secretKeyrings) > 0) && !o.noDefaultRing {
+		o.keyrings, o.secretKeyrings = nil, nil // /dev/null added to the home's ring adds nothing
+	}
+
+	// Who signs: -u, else --default-key.
+	if len(o.localUsers) == 0 && o.defaultKey != "" {
+		o.localUsers = []string{o.defaultKey}
+	}
+
+	// Recipients: gpg.conf's defaults apply when none is named.
+	if o.noEncryptTo {
+		o.encryptTo, o.hiddenEncryptTo = nil, nil
+	}
+	if o.noDefaultRecipient {
+		o.defaultRecipient, o.recipientSelf = "", false
+	}
+	named := len(o.recipients)+len(o.hiddenRecipients)+len(o.recipientFiles)+len(o.hiddenRecipientFiles) > 0
+	if o.encrypt && !named {
+		switch {
+		case o.defaultRecipient != "":
+			o.recipients = []string{o.defaultRecipient}
+		case o.recipientSelf:
+		default:
+			return usageError{msg: "--encrypt needs at least one recipient", hints: []string{"name one with --recipient KEY or --recipient-file FILE, or use --symmetric"}}
+		}
+	} else {
+		o.recipientSelf = false
+	}
+	if named && !o.encrypt && (o.cmd == "encrypt" || o.cmd == "sign" || o.cmd == "detach-sign") {
+		return usagef("--recipient given without --encrypt")
+	}
+	if o.throwKeyIDs {
+		o.hiddenRecipients = append(o.hiddenRecipients, o.recipients...)
+		o.hiddenRecipientFiles = append(o.hiddenRecipientFiles, o.recipientFiles...)
+		o.hiddenEncryptTo = append(o.hiddenEncryptTo, o.encryptTo...)
+		o.recipients, o.recipientFiles, o.encryptTo = nil, nil, nil
+	}
+
+	// Commands that need more than a flag.
+	switch o.cmd {
+	case "delete-keys", "delete-secret-keys", "delete-secret-and-public-key":
+		if !o.batch || !o.yes {
+			return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
+		}
+	case "encrypt", "sign", "detach-sign":
+		if o.textmode {
+			return usageError{msg: "--textmode is not supported for writing: pgpstream writes binary literal data", hints: []string{"drop --textmode (or -t); the data is signed and encrypted byte for byte"}}
+		}
+	}
+	return nil
+}
+
+// specialName maps gpg's -&N to the descriptor's path.
+func specialName(a string) string {
+	if n, ok := strings.CutPrefix(a, "-&"); ok {
+		if _, err := strconv.Atoi(n); err == nil {
+			return "/dev/fd/" + n
+		}
+	}
+	return a
+}
+
+// openRing opens the keys of the home in use. With --no-default-keyring
+// (whose only --keyring pgpstream takes is /dev/null) it is a ring with
+// no keys at all, as gpg's is then.
+func (o *options) openRing(st *state) (*keyring.Ring, error) {
+	home := o.home
+	if o.noDefaultRing {
+		dir, err := os.MkdirTemp("", "pgpstream-no-keyring-*")
+		if err != nil {
+			return nil, err
+		}
+		st.onCleanup(func() { os.RemoveAll(dir) })
+		home = dir
+	} else if !o.homeNoted {
+		o.homeNoted = true
+		if note := gnupgHomeNote(home); note != "" {
+			st.warnf("%s", note)
+		}
+	}
+	return o.ringAt(st, home)
+}
+
+// ringAt opens the ring in dir with the options' key policy, and says
+// what the keyring warns about (a home others may read) unless
+// --no-permission-warning.
+func (o *options) ringAt(st *state, dir string) (*keyring.Ring, error) {
+	r, err := keyring.OpenWith(dir, keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs})
+	if err != nil {
+		return nil, err
+	}
+	if !o.noPermissionWarning {
+		for _, w := range r.Warnings() {
+			// gpg's wording and capitals, which users search for.
+			fmt.Fprintf(st.stderr, "%s: WARNING: %s\n", st.prog, w)
+		}
+	}
+	return r, nil
+}
