@@ -68,7 +68,7 @@ func helpFlags() []cli.Flag {
 		}
 		cat, usage := d.cat, d.usage
 		if d.kind == kNoop {
-			cat, usage = "Accepted from gpg, changing nothing in pgpstream", d.usage
+			cat, usage = "gpg options accepted that change nothing here (README: gpg compatibility)", d.usage
 		}
 		switch {
 		case d.long == "disable-hwf":

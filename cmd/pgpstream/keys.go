@@ -55,7 +55,7 @@ func cmdImport(st *state, o *options) error {
 	}
 	if !st.quiet {
 		// gpg's import summary: the total, then each count that is not zero.
-		fmt.Fprintf(st.stderr, "pgpstream: Total number processed: %d\n", total.Processed)
+		fmt.Fprintf(st.stderr, "%s: Total number processed: %d\n", st.prog, total.Processed)
 		for _, line := range []struct {
 			label string
 			n     int
@@ -66,7 +66,7 @@ func cmdImport(st *state, o *options) error {
 			{"secret keys imported", total.SecretImported},
 		} {
 			if line.n > 0 {
-				fmt.Fprintf(st.stderr, "pgpstream: %22s: %d\n", line.label, line.n)
+				fmt.Fprintf(st.stderr, "%s: %22s: %d\n", st.prog, line.label, line.n)
 			}
 		}
 	}
@@ -136,8 +136,8 @@ func cmdGenKey(st *state, o *options) error {
 		return err
 	}
 	if !st.quiet {
-		fmt.Fprintf(st.stderr, "pgpstream: key %016X created\n", k.KeyID())
-		fmt.Fprintf(st.stderr, "pgpstream: fingerprint %s\n", k.Fingerprint())
+		fmt.Fprintf(st.stderr, "%s: key %016X created\n", st.prog, k.KeyID())
+		fmt.Fprintf(st.stderr, "%s: fingerprint %s\n", st.prog, k.Fingerprint())
 	}
 	return nil
 }

@@ -106,15 +106,16 @@ type options struct {
 	keyVersion                                     int
 	textmode                                       bool
 
-	homedir        string // --homedir as given
-	home           string // the home in use (see resolveHome)
-	homeFrom       string // what chose it
-	optionsFile    string
-	noOptions      bool
-	keyrings       []string // --keyring FILE
-	secretKeyrings []string
-	noDefaultRing  bool
-	homeNoted      bool // the GnuPG-home note was given
+	homedir       string // --homedir as given
+	home          string // the home in use (see resolveHome)
+	homeFrom      string // what chose it
+	optionsFile   string
+	noOptions     bool
+	keyrings      []string // --keyring FILE
+	noDefaultRing bool
+	weakNames     []string
+	weakDigests   map[packet.HashAlgo]bool // --weak-digest: signatures over these are refused
+	homeNoted     bool                     // the GnuPG-home note was given
 
 	noPermissionWarning, allowWeakKeySigs bool
 
@@ -290,9 +291,9 @@ var baseOptions = []optDef{
 	{long: "pinentry-mode", arg: "MODE", cat: catKeys, usage: "ask, loopback, cancel, error or default: accepted (pgpstream asks on the terminal itself, never through a pinentry)", set: oneOf("pinentry-mode", func(o *options) *string { return &o.pinentryMode }, "default", "ask", "cancel", "error", "loopback")},
 	{long: "with-colons", cat: catKeys, usage: "list keys and configuration in gpg's machine-readable format", set: setBool(func(o *options) *bool { return &o.withColons })},
 	{long: "key-version", arg: "N", cat: catKeys, usage: "--quick-gen-key makes a version 4 (default) or an RFC 9580 version 6 key", set: setInt("key-version", func(o *options) *int { return &o.keyVersion })},
-	{long: "keyring", arg: "FILE", cat: catKeys, usage: "with --no-default-keyring, only /dev/null (no keys at all) is supported", set: addString(func(o *options) *[]string { return &o.keyrings })},
-	{long: "secret-keyring", arg: "FILE", cat: catKeys, usage: "like --keyring, for secret keys", set: addString(func(o *options) *[]string { return &o.secretKeyrings })},
-	{long: "no-default-keyring", cat: catKeys, usage: "use no keys from the home (with --keyring /dev/null)", set: setBool(func(o *options) *bool { return &o.noDefaultRing })},
+	{long: "keyring", arg: "FILE", cat: catKeys, usage: "also use the certificates in FILE (OpenPGP, binary or armored; read, never written)", set: addString(func(o *options) *[]string { return &o.keyrings })},
+	{long: "no-default-keyring", cat: catKeys, usage: "leave the home's keys out: only --keyring's are used", set: setBool(func(o *options) *bool { return &o.noDefaultRing })},
+	{long: "weak-digest", arg: "NAME", cat: catKeys, usage: "refuse signatures made with hash NAME (repeatable)", set: addString(func(o *options) *[]string { return &o.weakNames })},
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
 	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
@@ -383,6 +384,7 @@ var baseOptions = []optDef{
 	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
 	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted; verification reports have one format"},
 	{long: "require-cross-certification", kind: kNoop, usage: "signing subkeys are checked for a back signature anyway"},
+	{long: "secret-keyring", arg: "FILE", kind: kNoop, usage: "obsolete in gpg 2.1 too: secret keys are where the home keeps them"},
 	{long: "bzip2-compress-level", arg: "N", kind: kNoop, usage: "pgpstream writes no BZIP2"},
 	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
@@ -838,8 +840,11 @@ func (o *options) check() (err error) {
 			o.sign = true
 		}
 	}
-	if o.cmd == "fingerprint" {
+	switch o.cmd {
+	case "fingerprint":
 		o.cmd = "list-keys"
+	case "symmetric":
+		o.cmd = "encrypt" // one command writes both (cmdEncrypt)
 	}
 	if o.cmd == "" && len(o.args) > 0 {
 		o.cmd = "decrypt" // gpg decrypts when given only a file
@@ -966,14 +971,23 @@ func (o *options) check() (err error) {
 		return usagef("give --progress or --no-progress, not both")
 	}
 
-	// Keyrings: only "no keys at all" is within reach.
-	for _, f := range append(append([]string{}, o.keyrings...), o.secretKeyrings...) {
-		if f != os.DevNull {
-			return usageError{msg: "--keyring " + f + " is not supported", hints: []string{"pgpstream keeps one ring per home: point --homedir at it, or import the keys"}}
+	// Keyrings are read, never written (see openRing); gpg 2.2 keeps
+	// secret keys in its agent, so --secret-keyring names nothing.
+	if len(o.keyrings) > 0 {
+		switch o.cmd {
+		case "import", "quick-gen-key", "delete-keys", "delete-secret-and-public-key":
+			return usageError{msg: "--keyring is not supported with --" + o.cmd + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
 		}
 	}
-	if (len(o.keyrings) > 0 || len(o.secretKeyrings) > 0) && !o.noDefaultRing {
-		o.keyrings, o.secretKeyrings = nil, nil // /dev/null added to the home's ring adds nothing
+	for _, name := range o.weakNames {
+		h, err := packet.ParseHashAlgo(name)
+		if err != nil {
+			return usagef("--weak-digest: %v", err)
+		}
+		if o.weakDigests == nil {
+			o.weakDigests = map[packet.HashAlgo]bool{}
+		}
+		o.weakDigests[h] = true
 	}
 
 	// Who signs: -u, else --default-key.
@@ -1034,25 +1048,62 @@ func specialName(a string) string {
 	return a
 }
 
-// openRing opens the keys of the home in use. With --no-default-keyring
-// (whose only --keyring pgpstream takes is /dev/null) it is a ring with
-// no keys at all, as gpg's is then.
+// openRing opens the keys of the home in use. --keyring FILE adds the
+// certificates in FILE (binary or armored OpenPGP, not a keybox) and
+// --no-default-keyring leaves the home's keys out, as in gpg; pgpstream
+// then works on a private copy that is removed afterwards, so neither
+// the home nor FILE is written (commands that change keys refuse
+// --keyring, in check).
 func (o *options) openRing(st *state) (*keyring.Ring, error) {
-	home := o.home
-	if o.noDefaultRing {
-		dir, err := os.MkdirTemp("", "pgpstream-no-keyring-*")
-		if err != nil {
-			return nil, err
-		}
-		st.onCleanup(func() { os.RemoveAll(dir) })
-		home = dir
-	} else if !o.homeNoted {
+	if !o.homeNoted && !o.noDefaultRing {
 		o.homeNoted = true
-		if note := gnupgHomeNote(home); note != "" {
+		if note := gnupgHomeNote(o.home); note != "" {
 			st.warnf("%s", note)
 		}
 	}
-	return o.ringAt(st, home)
+	if !o.noDefaultRing && len(o.keyrings) == 0 {
+		return o.ringAt(st, o.home)
+	}
+	dir, err := os.MkdirTemp("", "pgpstream-keyring-*")
+	if err != nil {
+		return nil, err
+	}
+	st.onCleanup(func() { os.RemoveAll(dir) })
+	if !o.noDefaultRing {
+		for _, name := range []string{"pubring.pgp", "secring.pgp"} {
+			b, err := os.ReadFile(filepath.Join(o.home, name))
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	ring, err := o.ringAt(st, dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, file := range o.keyrings {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("--keyring: %w", err)
+		}
+		fi, _ := f.Stat()
+		if fi != nil && fi.Mode().IsRegular() && fi.Size() == 0 || file == os.DevNull {
+			f.Close()
+			continue // an empty keyring, as gpg creates them
+		}
+		_, err = ring.Import(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--keyring %s: %w", file, err)
+		}
+	}
+	return ring, nil
 }
 
 // ringAt opens the ring in dir with the options' key policy, and says

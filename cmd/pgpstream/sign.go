@@ -258,6 +258,7 @@ type sigReporter struct {
 	st      *state
 	status  *statusWriter
 	signers *ringSigners
+	weak    map[packet.HashAlgo]bool // --weak-digest
 	good    int
 	bad     int
 	errs    int
@@ -279,7 +280,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	s.status.line("NEWSIG")
 	if sig == nil {
 		s.errs++
-		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: %s\n", oneLine(r.Err.Error()))
+		fmt.Fprintf(st.stderr, "%s: Can't check signature: %s\n", st.prog, oneLine(r.Err.Error()))
 		s.status.line("ERRSIG", "0000000000000000", 0, 0, "00", 0, 4, "-")
 		return
 	}
@@ -296,36 +297,44 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
 	}
 	if !st.quiet || r.Status != filter.SigGood {
-		fmt.Fprintf(st.stderr, "pgpstream: Signature made %s using %s key %s\n", made, pubAlgoName(sig.PubKeyAlgo), issuer)
+		fmt.Fprintf(st.stderr, "%s: Signature made %s using %s key %s\n", st.prog, made, pubAlgoName(sig.PubKeyAlgo), issuer)
 	}
 	uid := ""
 	var primary string
 	if k := s.signers.ownerOf(r.Key); k != nil {
 		uid, primary = k.PrimaryUserID(), k.Fingerprint()
 	}
+	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
+		// --weak-digest: as gpg, the signature counts as not checkable.
+		s.errs++
+		fmt.Fprintf(st.stderr, "%s: Note: signatures using the %v algorithm are rejected\n", st.prog, packet.HashAlgo(sig.Hash))
+		fmt.Fprintf(st.stderr, "%s: Can't check signature: Invalid digest algorithm\n", st.prog)
+		s.errSig(sig, keyID, 5)
+		return
+	}
 	switch r.Status {
 	case filter.SigGood:
 		s.good++
 		if !st.quiet {
-			fmt.Fprintf(st.stderr, "pgpstream: Good signature from %q\n", uid)
+			fmt.Fprintf(st.stderr, "%s: Good signature from %q\n", st.prog, uid)
 		}
 		s.status.line("GOODSIG", keyID, uid)
 		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), 0,
 			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
 	case filter.SigBad:
 		s.bad++
-		fmt.Fprintf(st.stderr, "pgpstream: BAD signature from %q\n", uid)
+		fmt.Fprintf(st.stderr, "%s: BAD signature from %q\n", st.prog, uid)
 		st.infof("%v", r.Err)
 		s.status.line("BADSIG", keyID, uid)
 	case filter.SigNoKey:
 		s.errs++
-		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: no public key %s\n", keyID)
+		fmt.Fprintf(st.stderr, "%s: Can't check signature: no public key %s\n", st.prog, keyID)
 		st.hintf("import the signer's certificate with --import")
 		s.errSig(sig, keyID, 9)
 		s.status.line("NO_PUBKEY", keyID)
 	default:
 		s.errs++
-		fmt.Fprintf(st.stderr, "pgpstream: Can't check signature: %s\n", oneLine(r.Err.Error()))
+		fmt.Fprintf(st.stderr, "%s: Can't check signature: %s\n", st.prog, oneLine(r.Err.Error()))
 		if errors.Is(r.Err, filter.ErrWeakDigest) {
 			st.hintf("--allow-weak-digest-algos checks it anyway")
 		}
@@ -415,7 +424,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	rep := &sigReporter{st: st, status: status, signers: signers}
+	rep := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests}
 	open := func(name string) (io.Reader, func(), error) {
 		if name == "-" {
 			return st.stdin, func() {}, nil
