@@ -794,6 +794,11 @@ func combineCommands(cmds []string) (string, error) {
 	var uniq []string
 	seen := map[string]bool{}
 	for _, c := range cmds {
+		if c == "fingerprint" && len(cmds) > 1 {
+			// gpg's --fingerprint is a command only when alone; beside
+			// --list-keys it asks for fingerprints, which listings show.
+			continue
+		}
 		if !seen[c] {
 			seen[c] = true
 			uniq = append(uniq, c)
@@ -1088,6 +1093,9 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 		return nil, err
 	}
 	for _, file := range o.keyrings {
+		if !strings.ContainsRune(file, '/') {
+			file = filepath.Join(o.home, file) // as gpg reads a bare name
+		}
 		f, err := os.Open(file)
 		if err != nil {
 			return nil, fmt.Errorf("--keyring: %w", err)

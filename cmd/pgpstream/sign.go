@@ -158,6 +158,18 @@ func cmdSign(st *state, o *options, detached bool) error {
 	}
 	defer closeIn()
 	outPath := o.output
+	if outPath == "" && inName != "" {
+		// gpg's default: FILE.sig for a detached signature, FILE.gpg
+		// for a signed message, FILE.asc for either armored.
+		switch {
+		case opt.Armor:
+			outPath = inName + ".asc"
+		case detached:
+			outPath = inName + ".sig"
+		default:
+			outPath = inName + ".gpg"
+		}
+	}
 	opt.Literal = literalFor(inName)
 	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "OpenPGP data")
 	if err != nil {
@@ -307,7 +319,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
 		// --weak-digest: as gpg, the signature counts as not checkable.
 		s.errs++
-		fmt.Fprintf(st.stderr, "%s: Note: signatures using the %v algorithm are rejected\n", st.prog, packet.HashAlgo(sig.Hash))
+		st.infof("Note: signatures using the %v algorithm are rejected (--weak-digest)", packet.HashAlgo(sig.Hash))
 		fmt.Fprintf(st.stderr, "%s: Can't check signature: Invalid digest algorithm\n", st.prog)
 		s.errSig(sig, keyID, 5)
 		return
