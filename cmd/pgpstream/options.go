@@ -383,7 +383,6 @@ var baseOptions = []optDef{
 	{long: "keyserver-options", arg: "LIST", kind: kNoop, usage: "pgpstream has no keyserver commands"},
 	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
 	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted; verification reports have one format"},
-	{long: "require-cross-certification", kind: kNoop, usage: "signing subkeys are checked for a back signature anyway"},
 	{long: "secret-keyring", arg: "FILE", kind: kNoop, usage: "obsolete in gpg 2.1 too: secret keys are where the home keeps them"},
 	{long: "bzip2-compress-level", arg: "N", kind: kNoop, usage: "pgpstream writes no BZIP2"},
 	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},

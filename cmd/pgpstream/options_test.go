@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every client reads --version its own way (see gnupgVersion); each
+// parser, written as the client writes it, must find 2.2 in pgpstream's
+// output, and finds in gpg's what gpg itself is.
+func TestVersionAsClientsParseIt(t *testing.T) {
+	parsers := map[string]func(string) string{
+		// python-gnupg: VERSION_RE.match on the whole output.
+		"python-gnupg": func(out string) string {
+			m := regexp.MustCompile(`^(?i)gpg \(GnuPG(?:/MacGPG2)?\) (\d+(\.\d+)*)`).FindStringSubmatch(out)
+			if m == nil {
+				return ""
+			}
+			return m[1]
+		},
+		// duplicity: _version_re.search on each line.
+		"duplicity": func(out string) string {
+			re := regexp.MustCompile(`^gpg.*\(GnuPG(?:/MacGPG2)?\) (?P<maj>[0-9]+)\.(?P<min>[0-9]+)\.(?P<bug>[0-9]+)(-.+)?$`)
+			for _, l := range strings.Split(out, "\n") {
+				if m := re.FindStringSubmatch(l); m != nil {
+					return m[1] + "." + m[2] + "." + m[3]
+				}
+			}
+			return ""
+		},
+		// debsign: head -n 1 | cut -d' ' -f3.
+		"debsign": func(out string) string {
+			f := strings.Split(strings.SplitN(out, "\n", 2)[0], " ")
+			if len(f) < 3 {
+				return ""
+			}
+			return f[2]
+		},
+		// GPGME: the first line's text after its last space.
+		"gpgme": func(out string) string {
+			l := strings.SplitN(out, "\n", 2)[0]
+			return l[strings.LastIndexByte(l, ' ')+1:]
+		},
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"pgpstream", "--version"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("--version: exit %d: %s", code, stderr.String())
+	}
+	ours := stdout.String()
+	var gpgOut string
+	if b, err := exec.Command("gpg", "--version").Output(); err == nil {
+		gpgOut = string(b)
+	} else if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
+		t.Fatalf("gpg --version: %v", err)
+	}
+	for name, parse := range parsers {
+		if got := parse(ours); got != gnupgVersion {
+			t.Errorf("%s reads version %q from pgpstream, want %s", name, got, gnupgVersion)
+		}
+		if gpgOut != "" && !strings.HasPrefix(parse(gpgOut), "2.") {
+			t.Errorf("%s's parser, as written here, reads %q from gpg itself", name, parse(gpgOut))
+		}
+	}
+	for _, want := range []string{"\nHome: ", "\nSupported algorithms:\n", "\nPubkey: ", "\nCipher: ", "\nHash: ", "\nCompression: ", "\npgpstream "} {
+		if !strings.Contains(ours, want) {
+			t.Errorf("--version has no %q line:\n%s", strings.TrimSpace(want), ours)
+		}
+	}
+}
+
+// Installed as gpg, pgpstream's messages begin with "gpg:", as the lines
+// clients grep do; under its own name, with "pgpstream:".
+func TestMessagePrefixIsArgv0(t *testing.T) {
+	for argv0, want := range map[string]string{
+		"/usr/local/bin/gpg": "gpg: error: unknown option --frob\n",
+		"pgpstream":          "pgpstream: error: unknown option --frob\n",
+		"":                   "pgpstream: error: unknown option --frob\n",
+	} {
+		var stdout, stderr bytes.Buffer
+		run([]string{argv0, "--frob"}, nil, &stdout, &stderr)
+		if got := strings.SplitAfterN(stderr.String(), "\n", 2)[0]; got != want {
+			t.Errorf("argv[0] %q: %q, want %q", argv0, got, want)
+		}
+	}
+}
+
+func TestScanArgs(t *testing.T) {
+	type tok struct{ name, value string }
+	for _, c := range []struct {
+		argv []string
+		toks []tok
+		args []string
+	}{
+		{[]string{"--status-fd=2", "-bsau", "KEY"}, []tok{{"status-fd", "2"}, {"detach-sign", ""}, {"sign", ""}, {"armor", ""}, {"local-user", "KEY"}}, nil},
+		{[]string{"-uKEY", "-z6", "f"}, []tok{{"local-user", "KEY"}, {"compress-level", "6"}}, []string{"f"}},
+		{[]string{"--arm", "--out", "x", "--", "-f"}, []tok{{"armor", ""}, {"output", "x"}}, []string{"-f"}},
+		{[]string{"-r", "A", "f", "-r", "B"}, []tok{{"recipient", "A"}}, []string{"f", "-r", "B"}},
+		{[]string{"--ignore-mdc", "--sign-with", "K", "-"}, []tok{{"allow-unprotected", ""}, {"local-user", "K"}}, []string{"-"}},
+	} {
+		toks, args, _, err := scanArgs(c.argv)
+		if err != nil {
+			t.Errorf("%q: %v", c.argv, err)
+			continue
+		}
+		var got []tok
+		for _, x := range toks {
+			got = append(got, tok{x.def.long, x.value})
+		}
+		if !reflect.DeepEqual(got, c.toks) || !reflect.DeepEqual(args, c.args) {
+			t.Errorf("%q: %v %q, want %v %q", c.argv, got, args, c.toks, c.args)
+		}
+	}
+}
+
+func TestCombineCommands(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string // "" with ok false: a conflict
+		ok   bool
+	}{
+		{[]string{"sign", "detach-sign"}, "detach-sign", true},
+		{[]string{"sign", "encrypt"}, "encrypt", true},
+		{[]string{"sign", "symmetric"}, "encrypt", true},
+		{[]string{"encrypt", "symmetric", "sign"}, "encrypt", true},
+		{[]string{"detach-sign", "encrypt"}, "encrypt", true},
+		{[]string{"list-keys", "fingerprint"}, "list-keys", true},
+		{[]string{"encrypt", "encrypt"}, "encrypt", true},
+		{[]string{"sign", "list-keys"}, "", false},
+		{[]string{"decrypt", "encrypt"}, "", false},
+		{[]string{"detach-sign", "verify"}, "", false},
+	} {
+		got, err := combineCommands(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("%v: %q, %v; want %q (ok %v)", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+// Every short option pgpstream has is gpg's, and one that takes a value
+// in gpg takes one here: a bundle must split the same way in both.
+func TestShortOptionsAreGpgs(t *testing.T) {
+	for c, d := range byShort {
+		if strings.IndexByte(gpgShort, c) < 0 {
+			t.Errorf("-%c is not a gpg short option", c)
+		}
+		if (d.arg != "") != (strings.IndexByte(gpgShortArg, c) >= 0) {
+			t.Errorf("-%c: takes a value %v here, %v in gpg", c, d.arg != "", !(d.arg != ""))
+		}
+	}
+	for _, d := range optionTable {
+		if d.kind == kNoop && d.usage == "" {
+			t.Errorf("--%s is accepted as changing nothing, with no reason given", d.long)
+		}
+	}
+}
+
+// README's list of accepted no-op options is made from the option table;
+// PGPSTREAM_UPDATE_README=1 rewrites it.
+func TestREADMECompatList(t *testing.T) {
+	const begin, end = "<!-- gpg-noop-options:begin -->\n", "<!-- gpg-noop-options:end -->"
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q ... %q section", begin, end)
+	}
+	want := compatMarkdown()
+	if got := s[i+len(begin) : j]; got != want {
+		if os.Getenv("PGPSTREAM_UPDATE_README") != "" {
+			if err := os.WriteFile("../../README.md", []byte(s[:i+len(begin)]+want+s[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("README's no-op option list is out of date; run PGPSTREAM_UPDATE_README=1 go test -run TestREADMECompatList ./cmd/pgpstream")
+	}
+}
