@@ -130,7 +130,7 @@ func isSubcommand(args []string) bool {
 // apply sets what the options say about the invocation itself: how
 // much to say, and where messages go (--logger-fd, --logger-file).
 func (s *state) apply(o *options) error {
-	s.quiet, s.verbose, s.home = o.quiet, o.verbose, o.home
+	s.quiet, s.verbose = o.quiet, o.verbose
 	switch {
 	case o.loggerFd == 1:
 		s.stderr = s.stdout
@@ -148,7 +148,8 @@ func (s *state) apply(o *options) error {
 		if err != nil {
 			return fmt.Errorf("--logger-file: %w", err)
 		}
-		s.onCleanup(func() { f.Close() })
+		// Not closed on cleanup: the last error is written after it.
+		// The process's exit closes it.
 		s.stderr = f
 	}
 	for _, n := range o.notes {

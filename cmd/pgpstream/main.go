@@ -106,7 +106,6 @@ type state struct {
 	exit           int
 	quiet, verbose bool
 	prog           string // the name messages begin with (see progName)
-	home           string // the home directory in use
 	cleanups       []func()
 	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
 }
