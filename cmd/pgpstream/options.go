@@ -977,10 +977,14 @@ func (o *options) check() (err error) {
 
 	// Keyrings are read, never written (see openRing); gpg 2.2 keeps
 	// secret keys in its agent, so --secret-keyring names nothing.
-	if len(o.keyrings) > 0 {
+	if len(o.keyrings) > 0 || o.noDefaultRing {
+		name := "--keyring"
+		if len(o.keyrings) == 0 {
+			name = "--no-default-keyring"
+		}
 		switch o.cmd {
 		case "import", "quick-gen-key", "delete-keys", "delete-secret-and-public-key":
-			return usageError{msg: "--keyring is not supported with --" + o.cmd + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
+			return usageError{msg: name + " is not supported with --" + o.cmd + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
 		}
 	}
 	for _, name := range o.weakNames {
