@@ -158,6 +158,7 @@ func (s *state) apply(o *options) error {
 	for _, w := range o.confWarnings {
 		s.warnf("%s", w)
 	}
+	s.infof("home %s (from %s)", o.home, o.homeFrom)
 	return nil
 }
 

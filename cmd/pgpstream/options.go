@@ -119,28 +119,26 @@ type options struct {
 
 	noPermissionWarning, allowWeakKeySigs bool
 
-	passphrase                   string
-	passphraseSet                bool
-	passphraseFile               string
-	passphraseFd                 int
-	pinentryMode                 string
-	withColons                   bool
-	keyidFormat, trustModel      string
-	output                       string
-	armor, batch, yes            bool
-	quiet, verbose, noTTY        bool
-	progress, noProgress         bool
-	statusFd, loggerFd           int
-	statusFile, loggerFile       string
-	specialFilenames             bool
-	disableHWF                   []string
-	profiles                     map[string]string // profiling flag -> FILE
-	notes                        []string          // warnings found while reading, shown once the prefix is known
-	seen                         map[string]bool   // long names given, for rules about combinations
-	commands                     []string          // every command option, in order
-	confWarnings                 []string
-	listConfig, dumpOptions      bool
-	dumpTable, gpgconfTest, help bool
+	passphrase              string
+	passphraseSet           bool
+	passphraseFile          string
+	passphraseFd            int
+	pinentryMode            string
+	withColons              bool
+	keyidFormat, trustModel string
+	output                  string
+	armor, batch, yes       bool
+	quiet, verbose, noTTY   bool
+	progress, noProgress    bool
+	statusFd, loggerFd      int
+	statusFile, loggerFile  string
+	specialFilenames        bool
+	disableHWF              []string
+	profiles                map[string]string // profiling flag -> FILE
+	notes                   []string          // warnings found while reading, shown once the prefix is known
+	seen                    map[string]bool   // long names given, for rules about combinations
+	commands                []string          // every command option, in order
+	confWarnings            []string
 }
 
 func (o *options) given(long string) bool { return o.seen[long] }
@@ -173,9 +171,9 @@ func setInt(name string, f func(*options) *int) func(*options, string) error {
 	}
 }
 
-// addList appends a space- or comma-separated list (gpg's preference
-// lists are written either way).
-func addList(f func(*options) *[]string) func(*options, string) error {
+// setList sets a space- or comma-separated list (gpg's preference
+// lists are written either way); the last one given wins.
+func setList(f func(*options) *[]string) func(*options, string) error {
 	return func(o *options, v string) error {
 		*f(o) = append((*f(o))[:0], strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' })...)
 		return nil
@@ -263,9 +261,9 @@ var baseOptions = []optDef{
 	{long: "compression-algo", alias: "compress-algo", arg: "NAME", hidden: true},
 	{long: "compress-level", short: 'z', arg: "N", cat: catEncrypt, usage: "compress at level N, 1-9 (zlib unless --compress-algo says), or 0: none; for every command that writes a message", set: setInt("compress-level", func(o *options) *int { return &o.level })},
 	{long: "digest-algo", arg: "NAME", cat: catEncrypt, usage: "hash for signatures: SHA256 (default), SHA384, SHA512, SHA224 or SHA1", set: setString(func(o *options) *string { return &o.digestName })},
-	{long: "personal-cipher-preferences", alias: "", arg: "LIST", cat: catEncrypt, usage: "the first AES cipher in LIST is the default for --cipher-algo", set: addList(func(o *options) *[]string { return &o.personalCipher })},
-	{long: "personal-digest-preferences", arg: "LIST", cat: catEncrypt, usage: "the first hash in LIST signs, unless --digest-algo says or the key needs a longer one", set: addList(func(o *options) *[]string { return &o.personalDigest })},
-	{long: "personal-compress-preferences", arg: "LIST", cat: catEncrypt, usage: "the first zip or zlib in LIST is what -z compresses with (compression stays off unless asked)", set: addList(func(o *options) *[]string { return &o.personalCompress })},
+	{long: "personal-cipher-preferences", alias: "", arg: "LIST", cat: catEncrypt, usage: "the first AES cipher in LIST is the default for --cipher-algo", set: setList(func(o *options) *[]string { return &o.personalCipher })},
+	{long: "personal-digest-preferences", arg: "LIST", cat: catEncrypt, usage: "the first hash in LIST signs, unless --digest-algo says or the key needs a longer one", set: setList(func(o *options) *[]string { return &o.personalDigest })},
+	{long: "personal-compress-preferences", arg: "LIST", cat: catEncrypt, usage: "the first zip or zlib in LIST is what -z compresses with (compression stays off unless asked)", set: setList(func(o *options) *[]string { return &o.personalCompress })},
 	{long: "personal-cipher-prefs", alias: "personal-cipher-preferences", arg: "LIST", hidden: true},
 	{long: "personal-digest-prefs", alias: "personal-digest-preferences", arg: "LIST", hidden: true},
 	{long: "personal-compress-prefs", alias: "personal-compress-preferences", arg: "LIST", hidden: true},
