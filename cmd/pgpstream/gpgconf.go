@@ -66,7 +66,7 @@ func printGnuPGVersion(st *state, o *options) error {
 }
 
 // listConfig is --list-config [NAME...]: gpg's cfg: lines, all of them or
-// the ones named. pgpstream has no groups, so "group" prints nothing.
+// the ones named, and the groups as gpg lists them.
 func listConfig(st *state, o *options) error {
 	lines := []struct{ name, value string }{
 		{"version", gnupgVersion},
@@ -83,6 +83,9 @@ func listConfig(st *state, o *options) error {
 	want := map[string]bool{}
 	for _, a := range o.args {
 		want[strings.ToLower(a)] = true
+	}
+	for _, g := range o.groups {
+		lines = append(lines, struct{ name, value string }{"group", g.name + ":" + strings.Join(g.members, ";")})
 	}
 	for _, l := range lines {
 		if len(want) == 0 || want[l.name] {

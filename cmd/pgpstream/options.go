@@ -83,6 +83,7 @@ type options struct {
 	defaultRecipient             string
 	noDefaultRecipient           bool
 	throwKeyIDs                  bool
+	groups                       []group // newest first, as gpg lists them
 	localUsers                   []string
 	defaultKey                   string
 
@@ -254,6 +255,12 @@ var baseOptions = []optDef{
 	{long: "default-recipient", arg: "KEY", cat: catEncrypt, usage: "encrypt to KEY when no -r is given", set: setString(func(o *options) *string { return &o.defaultRecipient })},
 	{long: "default-recipient-self", cat: catEncrypt, usage: "encrypt to the default key (--default-key, else the first secret key) when no -r is given", set: setBool(func(o *options) *bool { return &o.recipientSelf })},
 	{long: "no-default-recipient", cat: catEncrypt, usage: "forget --default-recipient and --default-recipient-self", set: setBool(func(o *options) *bool { return &o.noDefaultRecipient })},
+	{long: "group", arg: "NAME=KEYS", cat: catEncrypt, usage: "-r NAME (and the other recipient options) stands for the keys KEYS", set: addGroup},
+	{long: "ungroup", arg: "NAME", cat: catEncrypt, usage: "forget the group NAME", hidden: true, set: func(o *options, v string) error {
+		o.groups = dropGroup(o.groups, strings.TrimSpace(v))
+		return nil
+	}},
+	{long: "no-groups", cat: catEncrypt, usage: "forget every group", hidden: true, set: func(o *options, _ string) error { o.groups = nil; return nil }},
 	{long: "throw-keyids", cat: catEncrypt, usage: "name no recipient in the message, as -R does", set: setBool(func(o *options) *bool { return &o.throwKeyIDs })},
 	{long: "no-throw-keyids", cat: catEncrypt, usage: "undo --throw-keyids", hidden: true, set: clearBool(func(o *options) *bool { return &o.throwKeyIDs })},
 	{long: "cipher-algo", arg: "NAME", cat: catEncrypt, usage: "cipher to write: AES128, AES192 or AES256 (default AES256)", set: setString(func(o *options) *string { return &o.cipherName })},
@@ -1008,11 +1015,13 @@ func (o *options) check() (err error) {
 	if o.noDefaultRecipient {
 		o.defaultRecipient, o.recipientSelf = "", false
 	}
+	o.recipients, o.hiddenRecipients = o.expandGroups(o.recipients), o.expandGroups(o.hiddenRecipients)
+	o.encryptTo, o.hiddenEncryptTo = o.expandGroups(o.encryptTo), o.expandGroups(o.hiddenEncryptTo)
 	named := len(o.recipients)+len(o.hiddenRecipients)+len(o.recipientFiles)+len(o.hiddenRecipientFiles) > 0
 	if o.encrypt && !named {
 		switch {
 		case o.defaultRecipient != "":
-			o.recipients = []string{o.defaultRecipient}
+			o.recipients = o.expandGroups([]string{o.defaultRecipient})
 		case o.recipientSelf:
 		default:
 			return usageError{msg: "--encrypt needs at least one recipient", hints: []string{"name one with --recipient KEY or --recipient-file FILE, or use --symmetric"}}
@@ -1042,6 +1051,67 @@ func (o *options) check() (err error) {
 		}
 	}
 	return nil
+}
+
+// group is gpg's --group NAME=KEYS.
+type group struct {
+	name    string
+	members []string // as gpg keeps them: the last one given first
+}
+
+// addGroup takes "NAME=KEY KEY..." (spaces around = allowed, as in
+// gpg.conf); a NAME given again gains the new KEYS.
+func addGroup(o *options, v string) error {
+	name, keys, ok := strings.Cut(v, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return usagef("--group %q: want NAME=KEY...", v)
+	}
+	var members []string
+	for _, k := range strings.Fields(keys) {
+		members = append([]string{k}, members...)
+	}
+	for i := range o.groups {
+		if o.groups[i].name == name {
+			// gpg keeps the group where it was and puts the new keys first.
+			o.groups[i].members = append(members, o.groups[i].members...)
+			return nil
+		}
+	}
+	o.groups = append([]group{{name, members}}, o.groups...)
+	return nil
+}
+
+func dropGroup(gs []group, name string) []group {
+	var out []group
+	for _, g := range gs {
+		if g.name != name {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// expandGroups replaces each spec that names a group by its members
+// (one level, as gpg does).
+func (o *options) expandGroups(specs []string) []string {
+	if len(o.groups) == 0 {
+		return specs
+	}
+	var out []string
+	for _, s := range specs {
+		found := false
+		for _, g := range o.groups {
+			if g.name == s {
+				out, found = append(out, g.members...), true
+				break
+			}
+		}
+		if !found {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // specialName maps gpg's -&N to the descriptor's path.
