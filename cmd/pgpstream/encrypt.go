@@ -97,11 +97,11 @@ func cmdEncrypt(st *state, o *options) error {
 // that can sign. --default-recipient-self encrypts to it too.
 func defaultSigner(ring *keyring.Ring, o *options) (*keyring.Key, error) {
 	if len(o.localUsers) > 0 {
-		ks, err := ring.Select(o.localUsers[:1], true)
+		k, err := ring.Lookup(o.localUsers[0], true)
 		if err != nil {
 			return nil, withHints(fmt.Errorf("--local-user %q: %w", o.localUsers[0], err), "list the secret keys you have with pgpstream --list-secret-keys")
 		}
-		return ks[0], nil
+		return k, nil
 	}
 	all, _ := ring.Select(nil, true)
 	for _, k := range all {
