@@ -142,7 +142,7 @@ func (s *state) apply(o *options) error {
 		if _, err := f.Stat(); err != nil {
 			return usagef("--logger-fd %d: %v", o.loggerFd, err)
 		}
-		s.stderr = f
+		s.stderr = s.watch(f, fmt.Sprintf("--logger-fd %d", o.loggerFd))
 	case o.loggerFile != "":
 		f, err := os.OpenFile(o.loggerFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -150,7 +150,7 @@ func (s *state) apply(o *options) error {
 		}
 		// Not closed on cleanup: the last error is written after it.
 		// The process's exit closes it.
-		s.stderr = f
+		s.stderr = s.watch(f, "--logger-file")
 	}
 	for _, n := range o.notes {
 		fmt.Fprintf(s.stderr, "%s: %s\n", s.prog, n)

@@ -144,6 +144,16 @@ type options struct {
 
 func (o *options) given(long string) bool { return o.seen[long] }
 
+// signing reports whether the command makes a signature.
+func (o *options) signing() bool {
+	for _, c := range o.commands {
+		if c == "sign" || c == "detach-sign" {
+			return true
+		}
+	}
+	return false
+}
+
 // Setters for the table.
 func setBool(f func(*options) *bool) func(*options, string) error {
 	return func(o *options, _ string) error { *f(o) = true; return nil }
@@ -357,7 +367,7 @@ var baseOptions = []optDef{
 	{long: "with-keygrip", kind: kNoop, usage: "accepted; listings carry no grp lines yet"},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
-	{long: "exit-on-status-write-error", kind: kNoop, usage: "accepted; a failed status write does not stop pgpstream"},
+	{long: "exit-on-status-write-error", kind: kNoop, usage: "pgpstream always fails when a status line or message could not be written"},
 	{long: "utf8-strings", kind: kNoop, usage: "arguments are always taken as UTF-8"},
 	{long: "no-utf8-strings", kind: kNoop, usage: "arguments are always taken as UTF-8"},
 	{long: "openpgp", kind: kNoop, usage: "pgpstream writes only OpenPGP (RFC 4880/9580) as it is"},
@@ -918,7 +928,7 @@ func (o *options) check() (err error) {
 		if o.digest == packet.HashRIPEMD160 {
 			return usagef("--digest-algo: pgpstream does not sign with RIPEMD160; use SHA256, SHA384, SHA512, SHA224 or SHA1")
 		}
-		if o.digest == packet.HashSHA1 && !o.allowWeakDigests {
+		if o.digest == packet.HashSHA1 && !o.allowWeakDigests && o.signing() {
 			// RFC 9580 §9.5: no new SHA-1 signatures. Verifiers
 			// (pgpstream, Sequoia) refuse them.
 			return usageError{msg: "--digest-algo SHA1: SHA-1 signatures are refused by verifiers (pgpstream among them) for data signed after 2013", hints: []string{"use SHA256, or add --allow-weak-digest-algos to make one anyway"}}

@@ -319,7 +319,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
 		// --weak-digest: as gpg, the signature counts as not checkable.
 		s.errs++
-		st.infof("Note: signatures using the %v algorithm are rejected (--weak-digest)", packet.HashAlgo(sig.Hash))
+		fmt.Fprintf(st.stderr, "%s: Note: signatures using the %v algorithm are rejected\n", st.prog, packet.HashAlgo(sig.Hash))
 		fmt.Fprintf(st.stderr, "%s: Can't check signature: Invalid digest algorithm\n", st.prog)
 		s.errSig(sig, keyID, 5)
 		return
