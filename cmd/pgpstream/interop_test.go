@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,13 +25,7 @@ func TestInterop(t *testing.T) {
 		// gpg starts a gpg-agent per GNUPGHOME that outlives the script;
 		// stop it even when the script fails halfway.
 		home := e.Getenv("GNUPGHOME")
-		e.Defer(func() {
-			if _, err := exec.LookPath("gpgconf"); err == nil {
-				cmd := exec.Command("gpgconf", "--kill", "all")
-				cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
-				cmd.Run()
-			}
-		})
+		e.Defer(func() { stopAgent(home) })
 		return nil
 	}
 	if _, ok := p.Cmds["payload"]; !ok {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -39,10 +41,16 @@ func init() {
 	}
 }
 
+// stopAgent stops the gpg-agent that gpg started for home. gpgconf asks
+// the agent through gpg-connect-agent, which has been seen to hang on a
+// loaded machine; the test must not hang with it, so it gets 10 s.
 func stopAgent(home string) {
 	if _, err := exec.LookPath("gpgconf"); err == nil {
-		cmd := exec.Command("gpgconf", "--kill", "all")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "gpgconf", "--kill", "all")
 		cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
+		cmd.WaitDelay = time.Second
 		cmd.Run()
 	}
 }
