@@ -3,9 +3,11 @@ package keyring
 import (
 	"bytes"
 	"crypto"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/ProtonMail/go-crypto/openpgp/s2k"
@@ -28,6 +30,34 @@ type GenOptions struct {
 	V6 bool
 	// Passphrase protects the secret keys; nil leaves them unprotected.
 	Passphrase []byte
+	// Usage is gpg's USAGE argument (see ParseUsage). Empty (not given),
+	// or "default" with the default algorithm, makes a primary key that
+	// signs and certifies plus an encryption subkey; any other usage
+	// makes a primary key alone, with that usage (certification always
+	// included), as gpg's --quick-gen-key does.
+	Usage string
+	// Expires is when the primary key expires; zero: never.
+	Expires time.Time
+	// AllowDuplicate makes a key even when one with the same user ID is
+	// in the ring (gpg's --yes); otherwise that is refused.
+	AllowDuplicate bool
+}
+
+// ErrKeyExists is returned (wrapped) by Generate for a user ID that a key
+// in the ring already has.
+var ErrKeyExists = errors.New("a key for this user ID already exists")
+
+// ErrUnknownAlgo is returned (wrapped) by Generate for an algorithm name
+// it does not know; the message is gpg's.
+var ErrUnknownAlgo = errors.New("Unknown elliptic curve")
+
+// isDefaultAlgo reports whether algo names the default key pair.
+func isDefaultAlgo(algo string) bool {
+	switch strings.ToLower(algo) {
+	case "", "-", "default", "future-default":
+		return true
+	}
+	return false
 }
 
 func genConfig(opt GenOptions) (*packet.Config, error) {
@@ -46,26 +76,32 @@ func genConfig(opt GenOptions) (*packet.Config, error) {
 		cfg.AEADConfig = &packet.AEADConfig{DefaultMode: packet.AEADModeOCB}
 	}
 	switch strings.ToLower(opt.Algo) {
-	case "", "default", "future-default", "ed25519", "cv25519":
+	case "", "-", "default", "future-default", "ed25519":
 		if opt.V6 {
 			cfg.Algorithm = packet.PubKeyAlgoEd25519
 		} else {
 			cfg.Algorithm = packet.PubKeyAlgoEdDSA
 			cfg.Curve = packet.Curve25519
 		}
-	case "ed448", "x448", "cv448":
+	case "ed448":
 		// v4 gets the RFC 9580 algorithms too: the legacy Ed448 encoding
 		// was never standardized.
 		cfg.Algorithm = packet.PubKeyAlgoEd448
 		cfg.DefaultHash = crypto.SHA512 // Ed448 needs a 512-bit hash (RFC 9580 section 5.2.3.4)
+	case "rsa2048":
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 2048
 	case "rsa3072":
 		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 3072
 	case "rsa4096":
 		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 4096
 	case "nistp256":
 		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoECDSA, packet.CurveNistP256
+	case "cv25519", "x25519", "cv448", "x448":
+		// Encryption-only algorithms cannot be a primary key, which
+		// must at least certify.
+		return nil, fmt.Errorf("keyring: Key generation failed: %w (%s cannot certify; add it as a subkey with --quick-add-key)", ErrBadUsage, opt.Algo)
 	default:
-		return nil, fmt.Errorf("keyring: unknown key algorithm %q; expected default, ed25519, ed448, rsa3072, rsa4096 or nistp256", opt.Algo)
+		return nil, fmt.Errorf("keyring: Key generation failed: %w (algorithm %q; expected default, future-default, ed25519, ed448, rsa3072, rsa4096 or nistp256)", ErrUnknownAlgo, opt.Algo)
 	}
 	return cfg, nil
 }
@@ -86,20 +122,41 @@ func splitUserID(uid string) (name, comment, email string, err error) {
 	return name, comment, email, nil
 }
 
-// Generate makes a new key, stores it in both rings and returns it.
+// Generate makes a new key, stores it in both rings and returns it,
+// with a revocation certificate for it in the home's openpgp-revocs.d
+// (see writeRevocationFile).
 func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	cfg, err := genConfig(opt)
 	if err != nil {
 		return nil, err
 	}
+	usage, defUsage, err := ParseUsage(opt.Usage)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: Key generation failed: %w", err)
+	}
+	// gpg makes a lone primary key once ALGO is given; pgpstream keeps
+	// the pair until USAGE is given too, since a key that cannot be
+	// encrypted to is rarely what "--quick-gen-key UID rsa3072" means.
+	withSubkey := strings.TrimSpace(opt.Usage) == "" || isDefaultAlgo(opt.Algo) && defUsage
+	if defUsage {
+		usage = Usage{Sign: true}
+	}
+	usage.Certify = true
+	if usage.Encrypt && !cfg.Algorithm.CanEncrypt() || (usage.Sign || usage.Auth) && !cfg.Algorithm.CanSign() {
+		return nil, fmt.Errorf("keyring: Key generation failed: %w (%s cannot do that)", ErrBadUsage, opt.Algo)
+	}
+	uid := strings.TrimSpace(opt.UserID)
+	if err := r.checkDuplicate(uid, opt.AllowDuplicate); err != nil {
+		return nil, err
+	}
 	var e *v2.Entity
-	if strings.TrimSpace(opt.UserID) == "" {
+	if uid == "" {
 		if !opt.V6 {
 			return nil, fmt.Errorf("keyring: a v4 key needs a user ID")
 		}
 		e, err = v2.NewEntityWithoutId(cfg)
 	} else {
-		name, comment, email, serr := splitUserID(opt.UserID)
+		name, comment, email, serr := splitUserID(uid)
 		if serr != nil {
 			return nil, serr
 		}
@@ -108,14 +165,25 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keyring: generating %s key: %w", opt.Algo, err)
 	}
+	if !withSubkey {
+		e.Subkeys = nil
+	}
+	if err := setPrimaryProperties(e, usage, opt.Expires, cfg); err != nil {
+		return nil, err
+	}
+	// The revocation certificate is made while the key is unlocked.
+	rev, err := (&editor{priv: e.PrivateKey, now: cfg.Now().Truncate(time.Second)}).revocation(packet.NoReason, "")
+	if err != nil {
+		return nil, err
+	}
 	if opt.Passphrase != nil {
 		if err := e.EncryptPrivateKeys(opt.Passphrase, lockConfig(opt.V6)); err != nil {
 			return nil, fmt.Errorf("keyring: protecting new key: %w", err)
 		}
 	}
 	var buf bytes.Buffer
-	// The self-signatures were made by NewEntity; re-signing would need
-	// the now locked key and add nothing.
+	// The self-signatures were made above; re-signing would need the
+	// now locked key and add nothing.
 	if err := e.SerializePrivateWithoutSigning(&buf, nil); err != nil {
 		return nil, fmt.Errorf("keyring: serializing new key: %w", err)
 	}
@@ -130,13 +198,72 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	// The key is made outside the lock (RSA can take seconds); only the
 	// merge into the ring as it is now runs under it.
 	err = r.update(secretFirst, func() (bool, error) {
+		if err := r.checkDuplicate(uid, opt.AllowDuplicate); err != nil {
+			return false, err
+		}
 		var st ImportStats
 		return r.importBlock(blocks[0], &st)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return r.byFingerprint(fmt.Sprintf("%X", e.PrimaryKey.Fingerprint)), nil
+	k := r.byFingerprint(fmt.Sprintf("%X", e.PrimaryKey.Fingerprint))
+	if err := writeRevocationFile(r.home, k, rev); err != nil {
+		return k, err
+	}
+	return k, nil
+}
+
+// checkDuplicate refuses a user ID that a key in the ring already has,
+// as gpg does unless --yes is given.
+func (r *Ring) checkDuplicate(uid string, allow bool) error {
+	if allow || uid == "" {
+		return nil
+	}
+	for _, k := range r.keys {
+		for _, u := range k.uids {
+			if u == uid {
+				return fmt.Errorf("keyring: A key for \"%s\" already exists (%s): %w", uid, k.Fingerprint(), ErrKeyExists)
+			}
+		}
+	}
+	return nil
+}
+
+// setPrimaryProperties gives the new key's self-signature the usage and
+// expiry asked for and signs it again. A v4 key carries them in its user
+// ID self-signatures, a v6 key in its direct-key signature.
+func setPrimaryProperties(e *v2.Entity, u Usage, expires time.Time, cfg *packet.Config) error {
+	life, err := lifetime(e.PrimaryKey.CreationTime, expires)
+	if err != nil {
+		return err
+	}
+	set := func(s *packet.Signature) {
+		s.FlagsValid = true
+		s.FlagCertify = true
+		s.FlagSign = u.Sign
+		s.FlagEncryptCommunications, s.FlagEncryptStorage = u.Encrypt, u.Encrypt
+		s.FlagAuthenticate = u.Auth
+		s.KeyLifetimeSecs = life
+	}
+	if e.PrimaryKey.Version == 6 {
+		for _, ds := range e.DirectSignatures {
+			set(ds.Packet)
+			if err := ds.Packet.SignDirectKeyBinding(e.PrimaryKey, e.PrivateKey, cfg); err != nil {
+				return fmt.Errorf("keyring: signing new key: %w", err)
+			}
+		}
+		return nil
+	}
+	for _, id := range e.Identities {
+		for _, sc := range id.SelfCertifications {
+			set(sc.Packet)
+			if err := sc.Packet.SignUserId(id.Name, e.PrimaryKey, e.PrivateKey, cfg); err != nil {
+				return fmt.Errorf("keyring: signing new key: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // lockConfig chooses how a passphrase protects secret keys. v4 keys use

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
 	"github.com/pgpstream/pgpstream/armor"
 )
 
@@ -22,6 +24,7 @@ type ImportStats struct {
 	SecretImported  int // secret keys new to the ring (or newly holding secret material)
 	SecretUnchanged int
 	Skipped         int // blocks refused; Import's error says why
+	Revocations     int // key revocations new to the ring
 }
 
 const (
@@ -30,6 +33,22 @@ const (
 )
 
 var armorStart = []byte("-----BEGIN PGP ")
+
+// indexArmor returns where the first armor header line starts in data,
+// or -1. The header must begin a line: gpg's revocation files put a
+// colon before it so that they are not imported by accident.
+func indexArmor(data []byte) int {
+	for off := 0; ; {
+		i := bytes.Index(data[off:], armorStart)
+		if i < 0 {
+			return -1
+		}
+		if off+i == 0 || data[off+i-1] == '\n' {
+			return off + i
+		}
+		off += i + len(armorStart)
+	}
+}
 
 // decodeKeyData returns the packets of rd: every armored key block in it
 // when it contains armor, else the bytes themselves.
@@ -41,7 +60,7 @@ func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("keyring: no key data (empty input)")
 	}
-	if !bytes.Contains(data, armorStart) {
+	if indexArmor(data) < 0 {
 		if data[0]&0x80 == 0 {
 			return nil, fmt.Errorf("%w: input is neither armored (no \"-----BEGIN PGP\" line) nor binary OpenPGP (first byte 0x%02x)", ErrMalformed, data[0])
 		}
@@ -92,6 +111,7 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 	if err != nil {
 		return st, err
 	}
+	revs, pkts := leadingSignatures(pkts)
 	blocks, err := splitBlocks(pkts)
 	if err != nil {
 		return st, err
@@ -100,6 +120,16 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 	err = r.update(secretFirst, func() (bool, error) {
 		st, errs = ImportStats{}, nil
 		changed := false
+		for _, rev := range revs {
+			st.Processed++
+			c, err := r.importRevocation(rev, &st)
+			if err != nil {
+				st.Skipped++
+				errs = append(errs, err)
+				continue
+			}
+			changed = changed || c
+		}
 		for _, b := range blocks {
 			st.Processed++
 			if b.secret() {
@@ -220,4 +250,70 @@ func (r *Ring) byFingerprint(fpr string) *Key {
 		}
 	}
 	return nil
+}
+
+// leadingSignatures splits off the signature packets that stand before
+// the first key packet: a revocation certificate is a key revocation
+// signature alone (RFC 9580 section 5.2.1.11), with no key before it.
+func leadingSignatures(pkts []rawPacket) (sigs, rest []rawPacket) {
+	for i, p := range pkts {
+		switch p.tag {
+		case tagSignature:
+			sigs = append(sigs, p)
+		case tagTrust, tagMarker, tagPadding:
+		default:
+			return sigs, pkts[i:]
+		}
+	}
+	return sigs, nil
+}
+
+// importRevocation adds a revocation certificate to the key it revokes,
+// once it verifies against that key's primary key.
+func (r *Ring) importRevocation(p rawPacket, st *ImportStats) (bool, error) {
+	var buf bytes.Buffer
+	p.writeTo(&buf)
+	pk, err := packet.Read(&buf)
+	if err != nil {
+		return false, fmt.Errorf("%w: reading a signature before any key: %v", ErrMalformed, err)
+	}
+	sig, ok := pk.(*packet.Signature)
+	if !ok {
+		return false, fmt.Errorf("%w: packet tag %d before any key", ErrMalformed, p.tag)
+	}
+	if sig.SigType != packet.SigTypeKeyRevocation {
+		return false, fmt.Errorf("%w: a signature (type 0x%02x) stands before any key; only a key revocation certificate may", ErrMalformed, byte(sig.SigType))
+	}
+	var k *Key
+	for _, c := range r.keys {
+		if sig.CheckKeyIdOrFingerprint(c.ent.PrimaryKey) {
+			k = c
+			break
+		}
+	}
+	if k == nil {
+		id := uint64(0)
+		if sig.IssuerKeyId != nil {
+			id = *sig.IssuerKeyId
+		}
+		return false, fmt.Errorf("keyring: revocation certificate for key %016X: no such key in the ring; import the key first", id)
+	}
+	if err := k.ent.PrimaryKey.VerifyRevocationSignature(sig); err != nil {
+		return false, fmt.Errorf("keyring: revocation certificate for key %s does not verify: %w", k.Fingerprint(), err)
+	}
+	for _, have := range k.pub.primary.sigs {
+		if have.equal(p) {
+			st.Unchanged++
+			return false, nil
+		}
+	}
+	np := k.pub.clone()
+	np.primary.sigs = append(np.primary.sigs, p)
+	nk, err := r.newKey(np, k.sec)
+	if err != nil {
+		return false, fmt.Errorf("keyring: key %s with its revocation: %w", k.Fingerprint(), err)
+	}
+	*k = *nk
+	st.Revocations++
+	return true, nil
 }

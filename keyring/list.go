@@ -23,13 +23,14 @@ const (
 
 // keyState is what a listing shows about one primary key or subkey.
 type keyState struct {
-	pub     *packet.PublicKey
-	caps    int
-	expires time.Time // zero: never
-	revoked bool
-	expired bool
-	invalid bool // no valid self-signature
-	secret  byte // 0: no secret part, '+': available, '#': stub without secret material
+	pub       *packet.PublicKey
+	caps      int
+	expires   time.Time // zero: never
+	revoked   bool
+	revokedAt time.Time // when the revocation that counts was made
+	expired   bool
+	invalid   bool // no valid self-signature
+	secret    byte // 0: no secret part, '+': available, '#': stub without secret material
 }
 
 func capsOf(sig *packet.Signature, algo packet.PublicKeyAlgorithm, primary bool) int {
@@ -101,8 +102,23 @@ func (k *Key) primaryState(now time.Time) keyState {
 		}
 	}
 	st.revoked = e.Revoked(now)
+	if st.revoked {
+		st.revokedAt = latestRevocation(e.Revocations)
+	}
 	st.expired = !st.expires.IsZero() && now.After(st.expires)
 	return st
+}
+
+// latestRevocation returns when the newest verified revocation among
+// revs was made.
+func latestRevocation(revs []*packet.VerifiableSignature) time.Time {
+	var t time.Time
+	for _, r := range revs {
+		if r.Valid != nil && *r.Valid && r.Packet.CreationTime.After(t) {
+			t = r.Packet.CreationTime
+		}
+	}
+	return t
 }
 
 func (k *Key) subkeyState(s *v2.Subkey, now time.Time) keyState {
@@ -115,6 +131,9 @@ func (k *Key) subkeyState(s *v2.Subkey, now time.Time) keyState {
 	st.caps = capsOf(sig, s.PublicKey.PubKeyAlgo, false)
 	st.expires = expiryOf(s.PublicKey, sig)
 	st.revoked = s.Revoked(sig, now)
+	if st.revoked {
+		st.revokedAt = latestRevocation(s.Revocations)
+	}
 	st.expired = !st.expires.IsZero() && now.After(st.expires)
 	return st
 }
@@ -243,6 +262,8 @@ func (r *Ring) ListKeys(w io.Writer, patterns []string, secret, withColons bool)
 
 func stateSuffix(st keyState) string {
 	switch {
+	case st.revoked && !st.revokedAt.IsZero():
+		return " [revoked: " + day(st.revokedAt) + "]"
 	case st.revoked:
 		return " [revoked]"
 	case st.expired:
@@ -269,6 +290,11 @@ func (k *Key) writeHuman(w io.Writer, secret bool, now time.Time) {
 	fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", typ+mark(ps), algo, day(ps.pub.CreationTime), usageString(ps.caps), stateSuffix(ps))
 	fmt.Fprintf(w, "      %s\n", k.Fingerprint())
 	for _, u := range k.uidStates(ps, now) {
+		if u.colon == "r" && !ps.revoked {
+			// gpg hides a revoked user ID of a key that is not
+			// itself revoked; --with-colons still shows it.
+			continue
+		}
 		fmt.Fprintf(w, "uid           [%8s] %s\n", u.validity, u.name)
 	}
 	for i := range k.ent.Subkeys {

@@ -246,7 +246,9 @@ func (k *Key) refresh() error {
 		if id == nil {
 			continue
 		}
-		if _, err := id.LatestValidSelfCertification(time.Time{}, config); err != nil {
+		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
+		if err != nil || id.Revoked(sig, time.Now(), config) {
+			// A revoked user ID no longer names the key, as in gpg.
 			continue
 		}
 		k.uids = append(k.uids, string(u.pkt.body))
@@ -424,7 +426,7 @@ func (k *Key) PrivateKey(fingerprint []byte) *packet.PrivateKey {
 }
 
 // UserIDs returns the user IDs in ring order, those without a valid
-// self-signature left out (anyone can append an unsigned user ID to a
+// self-signature and those revoked left out (anyone can append an unsigned user ID to a
 // certificate; showing it would lend it the key's authority).
 func (k *Key) UserIDs() []string { return k.uids }
 
