@@ -11,6 +11,17 @@ import (
 // Export writes the matching keys (all without patterns), as transferable
 // public keys or, with secret, transferable secret keys; armored or binary.
 func (r *Ring) Export(w io.Writer, patterns []string, secret, armored bool) error {
+	return r.export(w, patterns, secret, armored, false)
+}
+
+// ExportMinimal is Export with gpg's export-minimal option: of each user
+// ID's and subkey's self-signatures only the newest is written (see
+// minimalBlock).
+func (r *Ring) ExportMinimal(w io.Writer, patterns []string, secret, armored bool) error {
+	return r.export(w, patterns, secret, armored, true)
+}
+
+func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal bool) error {
 	keys, err := r.Select(patterns, secret)
 	if err != nil {
 		return err
@@ -19,13 +30,14 @@ func (r *Ring) Export(w io.Writer, patterns []string, secret, armored bool) erro
 	v6 := false
 	for _, k := range keys {
 		v6 = v6 || k.Version() == 6
-		if !secret {
-			buf.Write(k.pub.bytes())
-			continue
+		b := k.pub
+		if secret {
+			if b, err = k.secretExportBlock(); err != nil {
+				return err
+			}
 		}
-		b, err := k.secretExportBlock()
-		if err != nil {
-			return err
+		if minimal {
+			b = minimalBlock(b)
 		}
 		buf.Write(b.bytes())
 	}

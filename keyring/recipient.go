@@ -118,7 +118,7 @@ func (k *Key) recipient(m matcher) (Recipient, error) {
 	} else {
 		ek, err := k.ent.EncryptionKeyWithError(now, config)
 		if err != nil {
-			return Recipient{}, fmt.Errorf("keyring: key %s %q: %w (%v)", k.Fingerprint(), k.PrimaryUserID(), ErrNoEncryptionKey, simplifyErr(err))
+			return Recipient{}, k.unusable(now, simplifyErr(err))
 		}
 		pub = ek.PublicKey
 	}
@@ -127,6 +127,23 @@ func (k *Key) recipient(m matcher) (Recipient, error) {
 	rc.SEIPDv2 = rc.Version == 6 || f&0x08 != 0
 	rc.LibrePGPAEAD = f&0x02 != 0
 	return rc, nil
+}
+
+// unusable is gpg's "skipped: Unusable public key" for k, with why:
+// revoked or expired (with the date), or what go-crypto found lacking.
+// It wraps ErrUnusable and ErrNoEncryptionKey.
+func (k *Key) unusable(now time.Time, cause error) error {
+	ps := k.primaryState(now)
+	why := cause.Error()
+	switch {
+	case ps.revoked && !ps.revokedAt.IsZero():
+		why = "revoked on " + day(ps.revokedAt)
+	case ps.revoked:
+		why = "revoked"
+	case ps.expired:
+		why = "expired on " + day(ps.expires)
+	}
+	return fmt.Errorf("skipped: %w (key %s %q: %w: %s)", ErrUnusable, k.Fingerprint(), k.PrimaryUserID(), ErrNoEncryptionKey, why)
 }
 
 // simplifyErr unwraps go-crypto's selection error to its cause, which
@@ -155,7 +172,7 @@ func simplifyErr(err error) error {
 func (k *Key) exactEncryptionKey(m matcher, now time.Time) (*packet.PublicKey, error) {
 	primarySig, err := k.ent.VerifyPrimaryKey(now, config)
 	if err != nil {
-		return nil, fmt.Errorf("keyring: key %s: %w (%v)", k.Fingerprint(), ErrNoEncryptionKey, err)
+		return nil, k.unusable(now, err)
 	}
 	if m.matchPub(k.ent.PrimaryKey) {
 		if capsOf(primarySig, k.ent.PrimaryKey.PubKeyAlgo, true)&capEncrypt == 0 || !k.ent.PrimaryKey.PubKeyAlgo.CanEncrypt() {
@@ -170,7 +187,7 @@ func (k *Key) exactEncryptionKey(m matcher, now time.Time) (*packet.PublicKey, e
 		}
 		sig, err := s.Verify(now, config)
 		if err != nil {
-			return nil, fmt.Errorf("keyring: subkey %X: %w (%v)", s.PublicKey.Fingerprint, ErrNoEncryptionKey, err)
+			return nil, fmt.Errorf("skipped: %w (subkey %X: %w: %v)", ErrUnusable, s.PublicKey.Fingerprint, ErrNoEncryptionKey, err)
 		}
 		if capsOf(sig, s.PublicKey.PubKeyAlgo, false)&capEncrypt == 0 || !s.PublicKey.PubKeyAlgo.CanEncrypt() {
 			return nil, fmt.Errorf("keyring: subkey %X: %w (not flagged for encryption)", s.PublicKey.Fingerprint, ErrNoEncryptionKey)

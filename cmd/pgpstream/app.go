@@ -216,5 +216,8 @@ func dispatch(st *state, o *options) error {
 	case "dump-option-table":
 		return dumpOptionTable(st)
 	}
+	if ok, err := dispatchLifecycle(st, o); ok {
+		return err
+	}
 	return usagef("unknown command %q", o.cmd)
 }

@@ -52,6 +52,7 @@ func cmdImport(st *state, o *options) error {
 		total.NewSigs += stats.NewSigs
 		total.SecretRead += stats.SecretRead
 		total.SecretImported += stats.SecretImported
+		total.Revocations += stats.Revocations
 	}
 	if !st.quiet {
 		// gpg's import summary: the total, then each count that is not zero.
@@ -63,7 +64,7 @@ func cmdImport(st *state, o *options) error {
 			{"imported", total.Imported}, {"unchanged", total.Unchanged},
 			{"new user IDs", total.NewUserIDs}, {"new subkeys", total.NewSubkeys},
 			{"new signatures", total.NewSigs}, {"secret keys read", total.SecretRead},
-			{"secret keys imported", total.SecretImported},
+			{"secret keys imported", total.SecretImported}, {"new key revocations", total.Revocations},
 		} {
 			if line.n > 0 {
 				fmt.Fprintf(st.stderr, "%s: %22s: %d\n", st.prog, line.label, line.n)
@@ -106,7 +107,17 @@ func cmdExport(st *state, o *options, secret bool) error {
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
 	out.private = secret
-	if err := ring.Export(out.w, o.args, secret, o.armor); err != nil {
+	export := ring.Export
+	for _, eo := range o.exportOptions {
+		switch eo {
+		case "export-minimal":
+			export = ring.ExportMinimal
+		default:
+			out.abort()
+			return usagef("--export-options %q: pgpstream knows export-minimal", eo)
+		}
+	}
+	if err := export(out.w, o.args, secret, o.armor); err != nil {
 		out.abort()
 		return err
 	}
@@ -116,11 +127,21 @@ func cmdExport(st *state, o *options, secret bool) error {
 func cmdGenKey(st *state, o *options) error {
 	args := o.args
 	if len(args) < 1 || len(args) > 4 {
-		return usageError{msg: "--quick-gen-key takes a user ID and optionally an algorithm", hints: []string{`pgpstream --quick-gen-key "Name <mail@example.org>" [future-default|ed25519|rsa3072|rsa4096|nistp256|ed448]`}}
+		return usageError{msg: "--quick-gen-key takes a user ID and optionally ALGO, USAGE and EXPIRE", hints: []string{`pgpstream --quick-gen-key "Name <mail@example.org>" [future-default|ed25519|rsa3072|rsa4096|nistp256|ed448 [sign|auth|encr|cert|default [EXPIRE]]]`}}
 	}
-	opt := keyring.GenOptions{UserID: args[0]}
+	opt := keyring.GenOptions{UserID: args[0], AllowDuplicate: o.yes}
 	if len(args) > 1 {
 		opt.Algo = args[1]
+	}
+	if len(args) > 2 {
+		opt.Usage = args[2]
+	}
+	if len(args) > 3 {
+		exp, err := parseExpireArg(args[3])
+		if err != nil {
+			return err
+		}
+		opt.Expires = exp
 	}
 	opt.V6 = o.keyVersion == 6 // 4 or 6 (options.check)
 	pass, err := newPassphrases(st, o).get(false)
@@ -139,6 +160,7 @@ func cmdGenKey(st *state, o *options) error {
 		fmt.Fprintf(st.stderr, "%s: key %016X created\n", st.prog, k.KeyID())
 		fmt.Fprintf(st.stderr, "%s: fingerprint %s\n", st.prog, k.Fingerprint())
 	}
+	revocationStored(st, ring, k)
 	return nil
 }
 

@@ -128,6 +128,7 @@ type options struct {
 	withColons              bool
 	keyidFormat, trustModel string
 	output                  string
+	exportOptions           []string // --export-options
 	armor, batch, yes       bool
 	quiet, verbose, noTTY   bool
 	progress, noProgress    bool
@@ -220,7 +221,7 @@ func command(name string) func(*options, string) error {
 // --help says, and, for gpg's options that change nothing here, why.
 // The kNoop entries are the one list of accepted-and-ignored options;
 // --help and README's compatibility section are made from it.
-var optionTable = append(baseOptions, profileOptions()...)
+var optionTable = append(append(baseOptions, profileOptions()...), lifecycleOpts...)
 
 var baseOptions = []optDef{
 	// Commands.
@@ -238,7 +239,7 @@ var baseOptions = []optDef{
 	{long: "list-secret-keys", short: 'K', kind: kCommand, cat: catCommand, usage: "list secret keys"},
 	{long: "export", kind: kCommand, cat: catCommand, usage: "export public keys"},
 	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
-	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448)"},
+	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO [USAGE [EXPIRE]]] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448; USAGE: sign, encr, cert, auth; EXPIRE: never, 2030-01-31, 1y)"},
 	{long: "quick-generate-key", alias: "quick-gen-key", kind: kCommand, hidden: true},
 	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch --yes)"},
 	{long: "delete-key", alias: "delete-keys", kind: kCommand, hidden: true},

@@ -51,7 +51,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 	for _, k := range keys {
 		sk, ok := k.Entity().SigningKey(now, keyConfig)
 		if !ok {
-			return nil, fmt.Errorf("key %s (%s) has no valid signing key: expired, revoked, or not made for signing", k.Fingerprint(), k.PrimaryUserID())
+			return nil, fmt.Errorf("skipped %s (%s): Unusable secret key: no valid signing key (expired, revoked, or not made for signing)", k.Fingerprint(), k.PrimaryUserID())
 		}
 		priv := k.PrivateKey(sk.PublicKey.Fingerprint)
 		if priv == nil || priv.Dummy() {

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/pgpstream/pgpstream/keyring"
+)
+
+// The commands that change a key over its life, and --export-ssh-key,
+// as option table entries (see optTable).
+var lifecycleOpts = []optDef{
+	{long: "quick-set-expire", kind: kCommand, cat: catCommand, usage: "FPR EXPIRE [SUBFPR...|*]: set when the key (or the named subkeys, or all) expires"},
+	{long: "quick-add-key", kind: kCommand, cat: catCommand, usage: "FPR [ALGO [USAGE [EXPIRE]]]: add a subkey"},
+	{long: "quick-addkey", alias: "quick-add-key", kind: kCommand, hidden: true},
+	{long: "quick-add-uid", kind: kCommand, cat: catCommand, usage: "FPR NEWUID: add a user ID"},
+	{long: "quick-adduid", alias: "quick-add-uid", kind: kCommand, hidden: true},
+	{long: "quick-revoke-uid", kind: kCommand, cat: catCommand, usage: "FPR UID: revoke a user ID"},
+	{long: "quick-revuid", alias: "quick-revoke-uid", kind: kCommand, hidden: true},
+	{long: "generate-revocation", kind: kCommand, cat: catCommand, usage: "KEY: write a revocation certificate (asks for a reason on standard input; not in --batch)"},
+	{long: "gen-revoke", alias: "generate-revocation", kind: kCommand, hidden: true},
+	{long: "export-ssh-key", kind: kCommand, cat: catCommand, usage: "KEY: print the authentication key (KEYID! for a given one) as an OpenSSH public key"},
+	{long: "passwd", kind: kCommand, cat: catCommand, usage: "FPR: change the key's passphrase (in batch: the passphrase source's first line is the old one, its second the new)"},
+	{long: "change-passphrase", alias: "passwd", kind: kCommand, hidden: true},
+	{long: "export-options", arg: "LIST", cat: catKeys, usage: "export-minimal: only the newest self-signature of each user ID and subkey", set: addString(func(o *options) *[]string { return &o.exportOptions })},
+}
+
+// dispatchLifecycle runs one of the commands of lifecycleOpts; ok is
+// false for any other command.
+func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
+	var run func(*lifeCtx) error
+	switch o.cmd {
+	case "quick-set-expire":
+		run = cmdQuickSetExpire
+	case "quick-add-key":
+		run = cmdQuickAddKey
+	case "quick-add-uid":
+		run = cmdQuickAddUID
+	case "quick-revoke-uid":
+		run = cmdQuickRevokeUID
+	case "generate-revocation":
+		run = cmdGenRevoke
+	case "export-ssh-key":
+		run = cmdExportSSHKey
+	case "passwd":
+		run = cmdPasswd
+	default:
+		return false, nil
+	}
+	lc := &lifeCtx{
+		st: st, args: o.args, batch: o.batch, yes: o.yes, armor: o.armor,
+		out:  func() (*output, error) { return openOutput(st, o, o.output, false) },
+		ring: func() (*keyring.Ring, error) { return openRing(st, o) },
+	}
+	// Made only when asked: with --passphrase-fd 0 it reads standard
+	// input at once, which --passwd reads itself.
+	var pp *passphrases
+	lc.pass = func() ([]byte, error) {
+		if pp == nil {
+			pp = newPassphrases(st, o)
+		}
+		return pp.get(false)
+	}
+	lc.passLines = func() ([]byte, []byte, error) { return passphraseLines(st, o) }
+	return true, run(lc)
+}
+
+// passphraseLines reads the old and the new passphrase for --passwd from
+// --passphrase-file or --passphrase-fd, a line each.
+func passphraseLines(st *state, o *options) ([]byte, []byte, error) {
+	switch {
+	case o.passphraseFile != "":
+		b, err := os.ReadFile(o.passphraseFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the passphrases: %w", err)
+		}
+		return twoLines(b)
+	case o.passphraseFd >= 0:
+		r := st.stdin
+		if o.passphraseFd != 0 {
+			f := os.NewFile(uintptr(o.passphraseFd), fmt.Sprintf("fd %d", o.passphraseFd))
+			if f == nil {
+				return nil, nil, fmt.Errorf("--passphrase-fd %d: not an open file descriptor", o.passphraseFd)
+			}
+			r = f
+		}
+		old, err := readLine(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		nw, err := readLine(r)
+		return old, nw, err
+	}
+	return nil, nil, usageError{msg: "--passwd needs the old and the new passphrase, a line each, from --passphrase-file or --passphrase-fd", hints: []string{"printf '%s\\n%s\\n' OLD NEW > pw; pgpstream --batch --passphrase-file pw --passwd FINGERPRINT"}}
+}
+
+func twoLines(b []byte) ([]byte, []byte, error) {
+	lines := bytes.SplitN(b, []byte("\n"), 3)
+	if len(lines) < 2 {
+		return nil, nil, usagef("--passwd: the passphrase source has one line; the second is the new passphrase")
+	}
+	return bytes.TrimSuffix(lines[0], []byte("\r")), bytes.TrimSuffix(lines[1], []byte("\r")), nil
+}

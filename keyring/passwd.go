@@ -1,0 +1,60 @@
+package keyring
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// ChangePassphrase re-protects every secret (sub)key of the key with full
+// fingerprint fpr: each is opened with oldPass (ignored for a key that
+// is not protected) and protected with newPass, or left unprotected when
+// newPass is empty. Only the secret key packets change; the certificate,
+// its signatures and the public ring stay byte for byte as they were.
+func (r *Ring) ChangePassphrase(fpr string, oldPass, newPass []byte) error {
+	return r.update(secretFirst, func() (bool, error) {
+		k, err := r.editableKey(fpr)
+		if err != nil {
+			return false, err
+		}
+		ns := k.sec.clone()
+		n := 0
+		for _, c := range ns.components() {
+			if c.pkt.tag != tagSecretKey && c.pkt.tag != tagSecretSubkey {
+				continue
+			}
+			_, priv, err := parseKey(c.pkt)
+			if err != nil {
+				return false, err
+			}
+			if priv == nil || priv.Dummy() {
+				continue
+			}
+			if err := Unlock(priv, oldPass); err != nil {
+				return false, err
+			}
+			if len(newPass) > 0 {
+				if err := priv.EncryptWithConfig(newPass, lockConfig(priv.Version == 6)); err != nil {
+					return false, fmt.Errorf("keyring: protecting key %X: %w", priv.Fingerprint, err)
+				}
+			}
+			p, err := keyPacket(func(b *bytes.Buffer) error { return priv.Serialize(b) })
+			if err != nil {
+				return false, err
+			}
+			if p.tag != c.pkt.tag {
+				return false, fmt.Errorf("keyring: key %X changed packet type on re-protection", priv.Fingerprint)
+			}
+			c.pkt = p
+			n++
+		}
+		if n == 0 {
+			return false, fmt.Errorf("keyring: key %s: no secret key material to protect: %w", k.Fingerprint(), ErrNoSecretKey)
+		}
+		nk, err := r.newKey(k.pub, ns)
+		if err != nil {
+			return false, err
+		}
+		*k = *nk
+		return true, nil
+	})
+}
