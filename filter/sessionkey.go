@@ -91,6 +91,13 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyIn
 				continue
 			}
 			key, c, err := p.Decrypt(priv)
+			var unsup *packet.UnsupportedError
+			if errors.As(err, &unsup) {
+				// The key is ours and opened the session key, which
+				// names what pgpstream cannot do: that is the answer,
+				// not "no secret key".
+				return nil, 0, "", err
+			}
 			if err != nil {
 				if !p.Wildcard() {
 					errs = append(errs, &KeyError{KeyID: priv.KeyId, Fingerprint: priv.Fingerprint, Err: err})

@@ -88,6 +88,9 @@ func (p *PKESK) Decrypt(priv *gcpacket.PrivateKey) ([]byte, CipherAlgo, error) {
 		return nil, 0, fmt.Errorf("PKESK: unexpected %T", gp)
 	}
 	if err := ek.Decrypt(priv, nil); err != nil {
+		if isUnsupportedCipher(err) {
+			return p.decryptLegacy(priv)
+		}
 		return nil, 0, err
 	}
 	return ek.Key, CipherAlgo(ek.CipherFunc), nil
