@@ -5,6 +5,9 @@ import (
 
 	"golang.org/x/crypto/blowfish"
 	"golang.org/x/crypto/twofish"
+
+	"github.com/pgpstream/pgpstream/internal/camellia"
+	"github.com/pgpstream/pgpstream/internal/idea"
 )
 
 // newOtherBlock covers the legacy ciphers pgpstream reads but never writes.
@@ -14,6 +17,10 @@ func newOtherBlock(c CipherAlgo, key []byte) (cipher.Block, error) {
 		return twofish.NewCipher(key)
 	case CipherBlowfish:
 		return blowfish.NewCipher(key)
+	case CipherIDEA:
+		return idea.NewCipher(key)
+	case CipherCamellia128, CipherCamellia192, CipherCamellia256:
+		return camellia.NewCipher(key)
 	}
-	return nil, &UnsupportedError{"symmetric cipher", -1, c.String() + " (pgpstream reads AES, 3DES, CAST5, Blowfish and Twofish)"}
+	return nil, &UnsupportedError{"symmetric cipher", -1, c.String() + " (pgpstream reads AES, Camellia, 3DES, CAST5, Blowfish, Twofish and IDEA)"}
 }

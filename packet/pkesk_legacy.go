@@ -3,6 +3,7 @@ package packet
 import (
 	"bytes"
 	"crypto"
+	"crypto/cipher"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/subtle"
@@ -14,6 +15,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/elgamal"
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/ProtonMail/go-crypto/openpgp/s2k"
 )
 
 // isUnsupportedCipher reports whether go-crypto refused a PKESK only
@@ -128,4 +130,44 @@ func ecdhOID(pk *gcpacket.PublicKey) ([]byte, error) {
 		return nil, &UnsupportedError{"PKESK", -1, "ECDH key version for this cipher"}
 	}
 	return body[6 : 7+int(body[6])], nil
+}
+
+// goCryptoCipher reports whether go-crypto's SKESK and PKESK code knows
+// c; for the others pgpstream reads the packets itself.
+func goCryptoCipher(c CipherAlgo) bool {
+	return c == Cipher3DES || c == CipherCAST5 || c.IsAES()
+}
+
+// decryptV4Legacy reads a v4 SKESK (RFC 9580 section 5.3.1) whose cipher
+// go-crypto does not know: the S2K specifier derives the key-encryption
+// key; without an encrypted session key that is the session key, with
+// one, the session key is it decrypted in CFB mode with a zero IV, its
+// first octet naming the message's cipher.
+func (s *SKESK) decryptV4Legacy(passphrase []byte) ([]byte, CipherAlgo, error) {
+	if s.Cipher.KeySize() == 0 {
+		return nil, 0, &UnsupportedError{"SKESK", s.Offset, "symmetric cipher " + itoa3(byte(s.Cipher))}
+	}
+	r := bytes.NewReader(s.body[2:])
+	derive, err := s2k.Parse(r)
+	if err != nil {
+		return nil, 0, &StructuralError{"SKESK", s.Offset, "S2K specifier: " + err.Error()}
+	}
+	kek := make([]byte, s.Cipher.KeySize())
+	derive(kek, passphrase)
+	esk := s.body[len(s.body)-r.Len():]
+	if len(esk) == 0 {
+		return kek, s.Cipher, nil
+	}
+	block, err := s.Cipher.NewBlock(kek)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]byte, len(esk))
+	cipher.NewCFBDecrypter(block, make([]byte, block.BlockSize())).XORKeyStream(out, esk)
+	c := CipherAlgo(out[0])
+	if c.KeySize() == 0 || len(out)-1 != c.KeySize() {
+		// A wrong passphrase gives a random first octet.
+		return nil, 0, &StructuralError{"SKESK", s.Offset, "wrong passphrase or corrupt session key"}
+	}
+	return out[1:], c, nil
 }
