@@ -96,7 +96,7 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyIn
 				// The key is ours and opened the session key, which
 				// names what pgpstream cannot do: that is the answer,
 				// not "no secret key".
-				return nil, 0, "", err
+				return nil, 0, SessionKeyInfo{}, err
 			}
 			if err != nil {
 				if !p.Wildcard() {

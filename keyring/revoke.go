@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/pgpstream/pgpstream/armor"
 )
 
 // revocsDir is where Generate leaves a revocation certificate for each
@@ -19,17 +19,13 @@ const revocsDir = "openpgp-revocs.d"
 // public key block holding the signature alone, with gpg's comment.
 func ArmorRevocation(sig []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	aw, err := armor.EncodeWithChecksumOption(&buf, publicKeyBlock, map[string]string{"Comment": "This is a revocation certificate"}, true)
-	if err != nil {
-		return nil, err
-	}
+	aw := armor.NewWriter(&buf, publicKeyBlock, map[string]string{"Comment": "This is a revocation certificate"})
 	if _, err := aw.Write(sig); err != nil {
 		return nil, err
 	}
 	if err := aw.Close(); err != nil {
 		return nil, err
 	}
-	buf.WriteByte('\n')
 	return buf.Bytes(), nil
 }
 
