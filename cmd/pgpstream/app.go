@@ -21,7 +21,8 @@ func newApp(st *state) *cli.App {
    pgpstream [options] --decrypt [FILE]
    pgpstream [options] --sign [-e -r KEY] [-u KEY] [FILE] | --detach-sign [FILE]
    pgpstream [options] --verify [SIG] [FILE]
-   pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO]
+   pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO [USAGE [EXPIRE]]]
+   pgpstream --quick-set-expire|--quick-add-key|--quick-add-uid|--quick-revoke-uid|--passwd FPR ...
 
 Options come before the files, as in gpg: short ones bundle (-bsau KEY),
 long ones may be shortened to a unique prefix (--arm), and gpg.conf in

@@ -999,7 +999,8 @@ func (o *options) check() (err error) {
 			name = "--no-default-keyring"
 		}
 		switch o.cmd {
-		case "import", "quick-gen-key", "delete-keys", "delete-secret-and-public-key":
+		case "import", "quick-gen-key", "delete-keys", "delete-secret-and-public-key",
+			"quick-set-expire", "quick-add-key", "quick-add-uid", "quick-revoke-uid", "passwd":
 			return usageError{msg: name + " is not supported with --" + o.cmd + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
 		}
 	}
