@@ -31,7 +31,7 @@ func grips(t *testing.T, h *gnupgtest.Home, name string) []keygrip.Grip {
 func TestAgainstGpgAgent(t *testing.T) {
 	h := gnupgtest.New(t)
 	h.GenKey("Rsa <rsa@example.org>", "rsa2048", "rsa2048", "")
-	h.GenKey("Ed <ed@example.org>", "ed25519", "", "secret")
+	h.GenKey("Ed <ed@example.org>", "ed25519", "cv25519", "secret")
 	rsaGrip := grips(t, h, "rsa@example.org")[1] // the encryption subkey
 	edGrip := grips(t, h, "ed@example.org")[0]
 	h.Run(nil, "gpgconf", "--kill", "gpg-agent") // Dial starts it again
@@ -76,6 +76,41 @@ func TestAgainstGpgAgent(t *testing.T) {
 		t.Fatalf("PKDECRYPT value %x does not hold the session key %x", value, key)
 	}
 
+	// PKDECRYPT of an ECDH session key: the agent gives the shared
+	// point, the key is unwrapped here. The key is protected: loopback.
+	if err := c.SetPassphrase(func(string) ([]byte, error) { return []byte("secret"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	msg = h.Run([]byte("hello agent\n"), "gpg", "--batch", "--trust-model", "always", "-e", "-r", "ed@example.org")
+	_, body, _, err = packet.SplitPacket(msg, 0)
+	if err != nil || body[0] != 3 || body[9] != 18 {
+		t.Fatalf("not an ECDH PKESK v3: %x %v", body[:10], err)
+	}
+	eLen := (int(body[10])<<8 | int(body[11]) + 7) / 8
+	e := body[12 : 12+eLen]
+	wrapped := body[12+eLen+1:]
+	shared, err := c.Decrypt(grips(t, h, "ed@example.org")[1], "", ECDHCiphertext(e, wrapped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := exportKey(t, h, "ed@example.org").Subkeys[0].PublicKey
+	var sp bytes.Buffer
+	sub.Serialize(&sp)
+	_, subBody, _, _ := packet.SplitPacket(sp.Bytes(), 0)
+	m, err := ECDHSessionKey(subBody, sub.Fingerprint, shared, wrapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key := sessionKey(t, h, msg); len(m) != 1+len(key)+2 || !bytes.Equal(m[1:1+len(key)], key) {
+		t.Fatalf("ECDH session key block %x, gpg's key %x", m, key)
+	}
+	// Forget both keys' passphrases (gpg gave them the same one).
+	for _, g := range grips(t, h, "ed@example.org") {
+		if err := c.ClearPassphrase(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// PKSIGN with the protected key, the passphrase through loopback.
 	asked := 0
 	if err := c.SetPassphrase(func(string) ([]byte, error) { asked++; return []byte("secret"), nil }); err != nil {
@@ -89,12 +124,8 @@ func TestAgainstGpgAgent(t *testing.T) {
 	if asked != 1 {
 		t.Errorf("the passphrase was asked %d times, want 1", asked)
 	}
-	ents, err := v2.ReadKeyRing(bytes.NewReader(h.Run(nil, "gpg", "--export", "ed@example.org")))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var pkt bytes.Buffer
-	ents[0].PrimaryKey.Serialize(&pkt)
+	exportKey(t, h, "ed@example.org").PrimaryKey.Serialize(&pkt)
 	_, pb, _, _ := packet.SplitPacket(pkt.Bytes(), 0)
 	pub := ed25519.PublicKey(pb[len(pb)-32:])
 	r, s := sig.Value("r"), sig.Value("s")
@@ -119,6 +150,14 @@ func TestAgainstGpgAgent(t *testing.T) {
 	if _, err := c.Sign(edGrip, "", 10, digest[:]); !errors.Is(err, ErrBadPassphrase) {
 		t.Fatalf("PKSIGN with a wrong passphrase: %v", err)
 	}
+}
+
+func exportKey(t *testing.T, h *gnupgtest.Home, name string) *v2.Entity {
+	ents, err := v2.ReadKeyRing(bytes.NewReader(h.Run(nil, "gpg", "--export", name)))
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("export %s: %v", name, err)
+	}
+	return ents[0]
 }
 
 // sessionKey is the session key gpg reports for msg.
