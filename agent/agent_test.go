@@ -2,12 +2,16 @@ package agent
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/sha512"
 	"encoding/hex"
 	"errors"
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 
@@ -210,6 +214,49 @@ func TestSexp(t *testing.T) {
 	for _, bad := range []string{"", "(", "(3:ab)", "(1:a", "x", "(1:a))", "99999999999:"} {
 		if _, err := ParseSexp([]byte(bad)); err == nil {
 			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// TestSignerVerifiedByGnuPG makes OpenPGP signatures with go-crypto whose
+// secret half is in the agent, and has gpg --verify them.
+func TestSignerVerifiedByGnuPG(t *testing.T) {
+	h := gnupgtest.New(t)
+	h.GenKey("Rsa <rsa@example.org>", "rsa2048", "", "")
+	h.GenKey("P256 <p256@example.org>", "nistp256", "", "pw")
+	c, err := Dial(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetPassphrase(func(string) ([]byte, error) { return []byte("pw"), nil })
+	data := []byte("signed by the agent\n")
+	dataFile := h.Dir + "/data"
+	if err := os.WriteFile(dataFile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rsa@example.org", "p256@example.org"} {
+		pub := exportKey(t, h, name).PrimaryKey
+		priv, err := PrivateKey(c, pub, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig := &gcpacket.Signature{
+			Version: 4, SigType: gcpacket.SigTypeBinary, PubKeyAlgo: pub.PubKeyAlgo, Hash: crypto.SHA256,
+			CreationTime: time.Now(), IssuerKeyId: &pub.KeyId, IssuerFingerprint: pub.Fingerprint,
+		}
+		hh := crypto.SHA256.New()
+		hh.Write(data)
+		if err := sig.Sign(hh, priv, nil); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var sb bytes.Buffer
+		sig.Serialize(&sb)
+		sigFile := h.Dir + "/data.sig"
+		os.WriteFile(sigFile, sb.Bytes(), 0o600)
+		out, err := h.Try(nil, "gpg", "--batch", "--status-fd", "1", "--verify", sigFile, dataFile)
+		if err != nil || !strings.Contains(string(out), "[GNUPG:] GOODSIG") {
+			t.Fatalf("%s: gpg --verify: %v\n%s", name, err, out)
 		}
 	}
 }
