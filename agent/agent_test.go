@@ -79,6 +79,20 @@ func TestAgainstGpgAgent(t *testing.T) {
 	if !bytes.Contains(value, key) {
 		t.Fatalf("PKDECRYPT value %x does not hold the session key %x", value, key)
 	}
+	// The same through go-crypto's PKESK decryption, as pgpstream's
+	// decrypt path calls it.
+	pk, err := packet.ParsePKESK(body, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsaSub := exportKey(t, h, "rsa@example.org").Subkeys[0].PublicKey
+	dk, err := DecryptionKey(c, rsaSub, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, _, err := pk.Decrypt(dk); err != nil || !bytes.Equal(k, key) {
+		t.Fatalf("PKESK decrypted through the agent: %x, %v; gpg's key %x", k, err, key)
+	}
 
 	// PKDECRYPT of an ECDH session key: the agent gives the shared
 	// point, the key is unwrapped here. The key is protected: loopback.

@@ -74,3 +74,59 @@ func PrivateKey(c *Conn, pub *gcpacket.PublicKey, desc string) (*gcpacket.Privat
 		PrivateKey: &Signer{Conn: c, Grip: grip, Desc: desc, Pub: pub.PublicKey},
 	}, nil
 }
+
+// Decrypter is a crypto.Decrypter for an RSA key in gpg-agent: Decrypt
+// sends the ciphertext to PKDECRYPT and returns the PKCS#1 v1.5 message,
+// as go-crypto's RSA PKESK decryption wants it.
+type Decrypter struct {
+	Conn *Conn
+	Grip keygrip.Grip
+	Desc string
+	Pub  crypto.PublicKey
+}
+
+// Public is the key's public half.
+func (d *Decrypter) Public() crypto.PublicKey { return d.Pub }
+
+// Decrypt returns the message inside the PKCS#1 v1.5 encryption block.
+func (d *Decrypter) Decrypt(_ io.Reader, ciphertext []byte, _ crypto.DecrypterOpts) ([]byte, error) {
+	v, err := d.Conn.Decrypt(d.Grip, d.Desc, RSACiphertext(ciphertext))
+	if err != nil {
+		return nil, err
+	}
+	// The agent gives the block as a number: 02 || nonzero padding ||
+	// 00 || message, its leading zero byte dropped.
+	if len(v) > 0 && v[0] == 0 {
+		v = v[1:]
+	}
+	if len(v) < 10 || v[0] != 2 {
+		return nil, errors.New("gpg-agent: PKDECRYPT result is not a PKCS#1 v1.5 block")
+	}
+	i := 1
+	for i < len(v) && v[i] != 0 {
+		i++
+	}
+	if i < 9 || i == len(v) {
+		return nil, errors.New("gpg-agent: PKDECRYPT result is not a PKCS#1 v1.5 block")
+	}
+	return v[i+1:], nil
+}
+
+// DecryptionKey is an RSA pub with its secret half in the agent, for
+// go-crypto's PKESK decryption. ECDH keys go through Conn.Decrypt and
+// ECDHSessionKey instead: go-crypto takes only its own ECDH key type.
+func DecryptionKey(c *Conn, pub *gcpacket.PublicKey, desc string) (*gcpacket.PrivateKey, error) {
+	switch pub.PubKeyAlgo {
+	case gcpacket.PubKeyAlgoRSA, gcpacket.PubKeyAlgoRSAEncryptOnly:
+	default:
+		return nil, fmt.Errorf("gpg-agent decryption with public-key algorithm %d goes through ECDHSessionKey", pub.PubKeyAlgo)
+	}
+	grip, err := keygrip.Of(pub)
+	if err != nil {
+		return nil, err
+	}
+	return &gcpacket.PrivateKey{
+		PublicKey:  *pub,
+		PrivateKey: &Decrypter{Conn: c, Grip: grip, Desc: desc, Pub: pub.PublicKey},
+	}, nil
+}
