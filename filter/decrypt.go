@@ -172,7 +172,11 @@ func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
 	if opt.Events == nil {
 		opt.Events = nopEvents{}
 	}
-	r, err := openStream(in, iobuf.DefaultSize, "no input: the message is empty")
+	src := iobuf.NewReader(in, iobuf.DefaultSize)
+	if head, _ := src.Peek(len(clearBegin) + 16); IsClearSigned(head) {
+		return verifyClearSigned(src, out, opt)
+	}
+	r, err := openStream(src, iobuf.DefaultSize, "no input: the message is empty")
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +495,10 @@ func (m markWrites) Write(p []byte) (int, error) {
 // openStream buffers in and, when it starts with ASCII armor, decodes it.
 // An empty input is the error named by empty.
 func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
-	src := iobuf.NewReader(in, size)
+	src, ok := in.(*iobuf.Buffered)
+	if !ok {
+		src = iobuf.NewReader(in, size)
+	}
 	head, err := src.Peek(64)
 	if len(head) == 0 {
 		if err == nil || errors.Is(err, io.EOF) {

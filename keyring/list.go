@@ -1,10 +1,8 @@
 package keyring
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -234,30 +232,8 @@ func day(t time.Time) string { return t.UTC().Format("2006-01-02") }
 // withColons, as gpg's machine-readable records (GnuPG doc/DETAILS).
 // With secret, only keys with a secret part are listed, as sec/ssb.
 func (r *Ring) ListKeys(w io.Writer, patterns []string, secret, withColons bool) error {
-	keys, err := r.Select(patterns, secret)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	now := time.Now()
-	if withColons {
-		for _, k := range keys {
-			k.writeColons(bw, secret, now)
-		}
-		return bw.Flush()
-	}
-	if len(patterns) == 0 && len(keys) > 0 {
-		// gpg names the ring file above a full listing.
-		name := filepath.Join(r.home, pubringName)
-		if secret {
-			name = filepath.Join(r.home, secringName)
-		}
-		fmt.Fprintf(bw, "%s\n%s\n", name, strings.Repeat("-", len(name)))
-	}
-	for _, k := range keys {
-		k.writeHuman(bw, secret, now)
-	}
-	return bw.Flush()
+	_, err := r.List(w, patterns, ListOptions{Secret: secret, Colons: withColons})
+	return err
 }
 
 func stateSuffix(st keyState) string {
@@ -274,7 +250,8 @@ func stateSuffix(st keyState) string {
 	return ""
 }
 
-func (k *Key) writeHuman(w io.Writer, secret bool, now time.Time) {
+func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
+	secret := lc.opt.Secret
 	ps := k.primaryState(now)
 	typ, subTyp := "pub", "sub"
 	if secret {
@@ -288,14 +265,20 @@ func (k *Key) writeHuman(w io.Writer, secret bool, now time.Time) {
 	}
 	algo, _ := algoName(ps.pub)
 	fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", typ+mark(ps), algo, day(ps.pub.CreationTime), usageString(ps.caps), stateSuffix(ps))
-	fmt.Fprintf(w, "      %s\n", k.Fingerprint())
+	lc.keyLines(w, ps.pub, true)
+	lc.sigLines(w, k, k.pub.primary.sigs)
 	for _, u := range k.uidStates(ps, now) {
 		if u.colon == "r" && !ps.revoked {
 			// gpg hides a revoked user ID of a key that is not
 			// itself revoked; --with-colons still shows it.
 			continue
 		}
-		fmt.Fprintf(w, "uid           [%8s] %s\n", u.validity, u.name)
+		if lc.opt.ShowOnly {
+			fmt.Fprintf(w, "uid                      %s\n", u.name)
+		} else {
+			fmt.Fprintf(w, "uid           [%8s] %s\n", u.validity, u.name)
+		}
+		lc.sigLines(w, k, u.sigs)
 	}
 	for i := range k.ent.Subkeys {
 		ss := k.subkeyState(&k.ent.Subkeys[i], now)
@@ -304,6 +287,8 @@ func (k *Key) writeHuman(w io.Writer, secret bool, now time.Time) {
 		}
 		algo, _ := algoName(ss.pub)
 		fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", subTyp+mark(ss), algo, day(ss.pub.CreationTime), usageString(ss.caps), stateSuffix(ss))
+		lc.keyLines(w, ss.pub, false)
+		lc.sigLines(w, k, k.subkeySigs(ss.pub))
 	}
 	fmt.Fprintln(w)
 }
@@ -314,6 +299,7 @@ type uidState struct {
 	colon    string // field 2 of the uid record
 	created  time.Time
 	expires  time.Time
+	sigs     []rawPacket // the signatures on it, in keyblock order
 }
 
 func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
@@ -330,7 +316,7 @@ func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
 		if err != nil {
 			continue // unsigned user IDs are not shown; see UserIDs
 		}
-		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime}
+		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs}
 		if sig.SigLifetimeSecs != nil && *sig.SigLifetimeSecs != 0 {
 			us.expires = sig.CreationTime.Add(time.Duration(*sig.SigLifetimeSecs) * time.Second)
 		}
@@ -405,7 +391,8 @@ func keyFields(typ string, st keyState, caps string, secret bool) []string {
 	return f
 }
 
-func (k *Key) writeColons(w io.Writer, secret bool, now time.Time) {
+func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
+	secret := lc.opt.Secret
 	ps := k.primaryState(now)
 	typ, subTyp := "pub", "sub"
 	if secret {
@@ -433,6 +420,8 @@ func (k *Key) writeColons(w io.Writer, secret bool, now time.Time) {
 	f[8] = "-" // owner trust: none, there is no trust model
 	colonRecord(w, f)
 	colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", k.Fingerprint()})
+	lc.gripRecord(w, ps.pub)
+	lc.sigRecords(w, k, k.pub.primary.sigs)
 	for _, u := range k.uidStates(ps, now) {
 		f := make([]string, 20)
 		f[0] = "uid"
@@ -441,9 +430,12 @@ func (k *Key) writeColons(w io.Writer, secret bool, now time.Time) {
 		f[6] = epoch(u.expires)
 		f[9] = colonEscape(u.name)
 		colonRecord(w, f)
+		lc.sigRecords(w, k, u.sigs)
 	}
 	for _, ss := range subs {
 		colonRecord(w, keyFields(subTyp, ss, capString(ss.caps, false), secret))
 		colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", fmt.Sprintf("%X", ss.pub.Fingerprint)})
+		lc.gripRecord(w, ss.pub)
+		lc.sigRecords(w, k, k.subkeySigs(ss.pub))
 	}
 }

@@ -61,7 +61,7 @@ $G -b -o "$W/plain.sig" "$plain"
 $R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < "$plain" > "$W/rnp-ocb.rnp" 2>/dev/null
 $R -e -r bench --cipher AES128 -z 0 --aead=eax --output=- < "$plain" > "$W/rnp-eax.rnp" 2>/dev/null
 $P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o "$W/ours-ocb20.pgp" < "$plain"
-$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead -o "$W/ours-v2.pgp" < "$plain"
+$P -e -r bench --cipher-algo aes128 --compress-algo none --force-seipdv2 -o "$W/ours-v2.pgp" < "$plain"
 for f in "$W"/*.gpg "$W"/*.rnp "$W"/*.pgp "$W"/*.asc; do
 	[ -s "$f" ] || { echo "bench: $f was not made" >&2; exit 2; }
 done
@@ -209,7 +209,7 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	\$R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < W/plain > W/rnp-ocb.rnp
 	\$R -e -r bench --cipher AES128 -z 0 --aead=eax --output=- < W/plain > W/rnp-eax.rnp
 	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o W/ours-ocb20.pgp < W/plain
-	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead -o W/ours-v2.pgp < W/plain
+	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-seipdv2 -o W/ours-v2.pgp < W/plain
 	EOF
 	echo '```'
 	echo

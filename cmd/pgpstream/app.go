@@ -20,7 +20,9 @@ func newApp(st *state) *cli.App {
    pgpstream [options] --symmetric [FILE]
    pgpstream [options] --decrypt [FILE]
    pgpstream [options] --sign [-e -r KEY] [-u KEY] [FILE] | --detach-sign [FILE]
-   pgpstream [options] --verify [SIG] [FILE]
+   pgpstream [options] --clear-sign [-u KEY] [FILE] | --verify [SIG] [FILE]
+   pgpstream --list-packets [FILE] | --show-keys FILE... | --dearmor [FILE] | --enarmor [FILE]
+   pgpstream [options] inspect [--json] [FILE]
    pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO [USAGE [EXPIRE]]]
    pgpstream --quick-set-expire|--quick-add-key|--quick-add-uid|--quick-revoke-uid|--passwd FPR ...
 
@@ -88,6 +90,17 @@ func helpFlags() []cli.Flag {
 func execute(st *state, args []string) error {
 	if isSubcommand(args) {
 		return newApp(st).Run(args)
+	}
+	opts, inspectArgs, isInspect := splitInspect(args[1:])
+	if isInspect {
+		o, err := parseOptions(opts)
+		if err != nil {
+			return err
+		}
+		if err := st.apply(o); err != nil {
+			return err
+		}
+		return cmdInspect(st, o, inspectArgs)
 	}
 	o, err := parseOptions(args[1:])
 	if err != nil {
@@ -189,11 +202,24 @@ func dispatch(st *state, o *options) error {
 	case "verify":
 		return cmdVerify(st, o)
 	case "import":
+		if importShowOnly(o) {
+			return cmdShowKeys(st, o)
+		}
 		return cmdImport(st, o)
 	case "list-keys":
-		return cmdListKeys(st, o, false)
+		return cmdList(st, o, false)
 	case "list-secret-keys":
-		return cmdListKeys(st, o, true)
+		return cmdList(st, o, true)
+	case "show-keys":
+		return cmdShowKeys(st, o)
+	case "list-packets":
+		return cmdListPackets(st, o)
+	case "clear-sign":
+		return cmdClearSign(st, o)
+	case "dearmor":
+		return cmdDearmor(st, o)
+	case "enarmor":
+		return cmdEnarmor(st, o)
 	case "export":
 		return cmdExport(st, o, false)
 	case "export-secret-keys":

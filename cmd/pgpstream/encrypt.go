@@ -105,7 +105,7 @@ func defaultSigner(ring *keyring.Ring, o *options) (*keyring.Key, error) {
 	}
 	all, _ := ring.Select(nil, true)
 	for _, k := range all {
-		if _, ok := k.Entity().SigningKey(time.Now(), keyConfig); ok {
+		if _, err := k.SigningKey(time.Now(), nil); err == nil {
 			return k, nil
 		}
 	}
@@ -209,8 +209,10 @@ func collectRecipients(st *state, o *options) ([]chosenRecipient, error) {
 }
 
 // chooseFormat picks the encrypted data packet. --force-aead (gpg 2.4's
-// --force-ocb) writes RFC 9580 SEIPD v2, or with --rfc4880bis LibrePGP's
-// tag 20. Otherwise the recipients decide: if every one announces SEIPD v2
+// --force-ocb) does what gpg 2.4 does: LibrePGP's tag 20 (OCB unless
+// --aead-algo says EAX), or RFC 9580 SEIPD v2 when every recipient
+// announces it; with --rfc4880bis always tag 20. --force-seipdv2 writes
+// SEIPD v2 whoever the recipients are. Otherwise the recipients decide: if every one announces SEIPD v2
 // (all v6 keys do), SEIPD v2; if every one announces LibrePGP AEAD, tag 20
 // with OCB, as GnuPG 2.4 does; else SEIPD v1, which every peer reads. A
 // passphrase alone gets SEIPD v1 unless AEAD is forced, since nothing says
@@ -222,21 +224,30 @@ func collectRecipients(st *state, o *options) ([]chosenRecipient, error) {
 // per worker, 16 MiB on two cores, which is the price; --chunk-size 16
 // (64 KiB) bounds it at under 1 MiB.
 func chooseFormat(st *state, o *options, opt *filter.EncryptOptions, recipients []chosenRecipient) error {
-	forced, bis, mode := o.forceAEAD, o.rfc4880bis, o.aead
+	forced, forceV2, bis, mode := o.forceAEAD, o.forceSEIPDv2, o.rfc4880bis, o.aead
 	opt.ChunkByte, opt.AEAD, opt.Threads = byte(o.chunkSize-6), mode, o.threads
 	switch {
+	case forceV2 && bis:
+		return usagef("conflicting options: --force-seipdv2 writes RFC 9580 SEIPD v2, --rfc4880bis the LibrePGP AEAD packet")
+	case forceV2:
+		opt.Format = filter.SEIPDv2
 	case forced && bis:
 		opt.Format = filter.AEADv1
 	case forced:
-		opt.Format = filter.SEIPDv2
+		// As gpg 2.4: the AEAD packet it writes (tag 20, OCB), unless
+		// every recipient announces SEIPD v2 (RFC 9580's feature bit, or
+		// a v6 key), which then gets SEIPD v2.
+		opt.Format = filter.AEADv1
+		if len(recipients) > 0 && allSEIPDv2(recipients) {
+			opt.Format = filter.SEIPDv2
+		}
 	case len(recipients) > 0:
-		v2, librepgp := true, true
+		librepgp := true
 		for _, r := range recipients {
-			v2 = v2 && (r.rc.Version == 6 || r.rc.SEIPDv2)
 			librepgp = librepgp && r.rc.LibrePGPAEAD
 		}
 		switch {
-		case v2:
+		case allSEIPDv2(recipients):
 			opt.Format = filter.SEIPDv2
 		case librepgp:
 			opt.Format = filter.AEADv1
@@ -250,13 +261,24 @@ func chooseFormat(st *state, o *options, opt *filter.EncryptOptions, recipients 
 		opt.Format = filter.SEIPDv1
 	}
 	if opt.Format == filter.AEADv1 && mode == packet.AEADGCM && o.aeadSet {
-		return usageError{msg: "--aead-algo GCM: the LibrePGP AEAD packet (--rfc4880bis) has only OCB and EAX", hints: []string{"drop --rfc4880bis to write RFC 9580 SEIPD v2, which has GCM"}}
+		return usageError{msg: "--aead-algo GCM: the LibrePGP AEAD packet (tag 20) has only OCB and EAX", hints: []string{"use --force-seipdv2 (without --rfc4880bis) to write RFC 9580 SEIPD v2, which has GCM"}}
 	}
 	if opt.Format == filter.SEIPDv1 && (o.aeadSet || o.chunkSet) {
-		st.warnf("--aead-algo and --chunk-size have no effect: the message is SEIPD v1 (CFB+MDC); add --force-aead to write AEAD")
+		st.warnf("--aead-algo and --chunk-size have no effect: the message is SEIPD v1 (CFB+MDC); add --force-aead or --force-seipdv2 to write AEAD")
 	}
 	st.infof("writing %v", opt.Format)
 	return nil
+}
+
+// allSEIPDv2 reports whether every recipient reads SEIPD v2: a v6 key,
+// or one whose self-signature announces the feature.
+func allSEIPDv2(recipients []chosenRecipient) bool {
+	for _, r := range recipients {
+		if r.rc.Version != 6 && !r.rc.SEIPDv2 {
+			return false
+		}
+	}
+	return true
 }
 
 // literalFor is the literal packet header for an input: the file's name

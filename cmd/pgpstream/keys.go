@@ -77,22 +77,6 @@ func cmdImport(st *state, o *options) error {
 	return nil
 }
 
-func cmdListKeys(st *state, o *options, secret bool) error {
-	ring, err := openRing(st, o)
-	if err != nil {
-		return err
-	}
-	out, err := openOutput(st, o, o.output, false)
-	if err != nil {
-		return err
-	}
-	if err := ring.ListKeys(out.w, o.args, secret, o.withColons); err != nil {
-		out.abort()
-		return err
-	}
-	return out.commit()
-}
-
 func cmdExport(st *state, o *options, secret bool) error {
 	ring, err := openRing(st, o)
 	if err != nil {

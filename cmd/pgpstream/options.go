@@ -106,6 +106,13 @@ type options struct {
 	maxOutput                                      int64
 	keyVersion                                     int
 	textmode                                       bool
+	forceSEIPDv2                                   bool
+
+	// Listings and inspection.
+	listFingerprint, withSubkeyFpr, withKeygrip bool
+	listSigs, checkSigs                         bool
+	importOptions                               []string
+	showSessionKey, json                        bool
 
 	homedir       string // --homedir as given
 	home          string // the home in use (see resolveHome)
@@ -235,7 +242,19 @@ var baseOptions = []optDef{
 	{long: "list-keys", short: 'k', kind: kCommand, cat: catCommand, usage: "list public keys"},
 	{long: "list-public-keys", alias: "list-keys", kind: kCommand, hidden: true},
 	{long: "list-key", alias: "list-keys", kind: kCommand, hidden: true},
-	{long: "fingerprint", kind: kCommand, cat: catCommand, usage: "list public keys (listings always show fingerprints)"},
+	{long: "fingerprint", kind: kCommand, cat: catCommand, usage: "list keys with their fingerprints in groups of four"},
+	{long: "list-sigs", kind: kCommand, cat: catCommand, usage: "list keys with the signatures on them"},
+	{long: "list-signatures", alias: "list-sigs", kind: kCommand, hidden: true},
+	{long: "check-sigs", kind: kCommand, cat: catCommand, usage: "list keys with their signatures, each one checked"},
+	{long: "check-signatures", alias: "check-sigs", kind: kCommand, hidden: true},
+	{long: "show-keys", kind: kCommand, cat: catCommand, usage: "list the keys in FILEs without importing them"},
+	{long: "list-packets", kind: kCommand, cat: catCommand, usage: "list the packets of FILE as gpg does, decrypting what the keyring opens"},
+	{long: "clear-sign", kind: kCommand, cat: catCommand, usage: "make a cleartext signed message: FILE to FILE.asc"},
+	{long: "clearsign", alias: "clear-sign", kind: kCommand, hidden: true},
+	{long: "dearmor", kind: kCommand, cat: catCommand, usage: "decode ASCII armor: FILE to FILE.gpg, or standard input to standard output"},
+	{long: "dearmour", alias: "dearmor", kind: kCommand, hidden: true},
+	{long: "enarmor", kind: kCommand, cat: catCommand, usage: "armor any file as gpg --enarmor does: FILE to FILE.asc"},
+	{long: "enarmour", alias: "enarmor", kind: kCommand, hidden: true},
 	{long: "list-secret-keys", short: 'K', kind: kCommand, cat: catCommand, usage: "list secret keys"},
 	{long: "export", kind: kCommand, cat: catCommand, usage: "export public keys"},
 	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
@@ -290,9 +309,10 @@ var baseOptions = []optDef{
 	{long: "default-key", arg: "KEY", cat: catEncrypt, usage: "sign with KEY when no -u is given", set: setString(func(o *options) *string { return &o.defaultKey })},
 	{long: "allow-weak-digest-algos", cat: catEncrypt, usage: "check SHA-1 data signatures made after 2013-02-01, which are otherwise refused, and allow --digest-algo SHA1", set: setBool(func(o *options) *bool { return &o.allowWeakDigests })},
 	{long: "legacy-literal-hash", cat: catEncrypt, usage: "check a signature that follows the data with no one-pass packet (old GnuPG); hashes every message with SHA1 and RIPEMD160", set: setBool(func(o *options) *bool { return &o.legacyLiteralHash })},
-	{long: "force-aead", cat: catEncrypt, usage: "write AEAD encrypted data: RFC 9580 SEIPD v2, or with --rfc4880bis the LibrePGP packet GnuPG 2.4 writes", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
+	{long: "force-aead", cat: catEncrypt, usage: "write AEAD encrypted data as gpg 2.4 does: the LibrePGP packet (tag 20, OCB), or RFC 9580 SEIPD v2 when every recipient announces it", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
+	{long: "force-seipdv2", cat: catEncrypt, usage: "write RFC 9580 SEIPD v2 (with SKESK v6 for passphrases), whatever the recipients announce; gpg 2.2 and 2.4 cannot read it", set: setBool(func(o *options) *bool { return &o.forceSEIPDv2 })},
 	{long: "force-ocb", cat: catEncrypt, usage: "gpg 2.4's spelling of --force-aead", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
-	{long: "rfc4880bis", cat: catEncrypt, usage: "write AEAD as LibrePGP's AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", set: setBool(func(o *options) *bool { return &o.rfc4880bis })},
+	{long: "rfc4880bis", cat: catEncrypt, usage: "with --force-aead: always the LibrePGP AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", set: setBool(func(o *options) *bool { return &o.rfc4880bis })},
 	{long: "aead-algo", arg: "NAME", cat: catEncrypt, usage: "AEAD mode to write: OCB (default), EAX, or GCM (GCM for SEIPD v2 only)", set: setString(func(o *options) *string { return &o.aeadName })},
 	{long: "chunk-size", arg: "N", cat: catEncrypt, usage: "AEAD chunk size as gpg's exponent N, 2^N bytes: 6 (64 B) to 22 (4 MiB, the default)", set: setInt("chunk-size", func(o *options) *int { return &o.chunkSize })},
 	{long: "threads", arg: "N", cat: catEncrypt, usage: "AEAD chunks encrypted or decrypted at once (default: one per CPU)", set: setInt("threads", func(o *options) *int { return &o.threads })},
@@ -362,10 +382,13 @@ var baseOptions = []optDef{
 	{long: "force-mdc", kind: kNoop, usage: "pgpstream always writes integrity-protected data (MDC or AEAD)"},
 	{long: "always-trust", kind: kNoop, usage: "pgpstream has no trust database: every key it holds is used"},
 	{long: "fixed-list-mode", kind: kNoop, usage: "the colon listing is always in fixed-list mode (as in gpg 2.2)"},
-	{long: "with-fingerprint", kind: kNoop, usage: "listings always show fingerprints"},
-	{long: "with-subkey-fingerprint", kind: kNoop, usage: "listings always show subkey fingerprints"},
-	{long: "with-subkey-fingerprints", kind: kNoop, usage: "listings always show subkey fingerprints"},
-	{long: "with-keygrip", kind: kNoop, usage: "accepted; listings carry no grp lines yet"},
+	{long: "with-fingerprint", cat: catKeys, usage: "list fingerprints in groups of four", set: setBool(func(o *options) *bool { return &o.listFingerprint })},
+	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
+	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
+	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
+	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them", set: addString(func(o *options) *[]string { return &o.importOptions })},
+	{long: "show-session-key", cat: catKeys, usage: "--list-packets prints the session key as ALGO:HEX on standard error", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
+	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
 	{long: "exit-on-status-write-error", kind: kNoop, usage: "pgpstream always fails when a status line or message could not be written"},
@@ -809,9 +832,10 @@ func combineCommands(cmds []string) (string, error) {
 	var uniq []string
 	seen := map[string]bool{}
 	for _, c := range cmds {
-		if c == "fingerprint" && len(cmds) > 1 {
-			// gpg's --fingerprint is a command only when alone; beside
-			// --list-keys it asks for fingerprints, which listings show.
+		if (c == "fingerprint" || c == "list-sigs" || c == "check-sigs") && len(cmds) > 1 {
+			// gpg's --fingerprint, --list-sigs and --check-sigs are
+			// commands only when alone; beside another listing they say
+			// what it shows (see check).
 			continue
 		}
 		if !seen[c] {
@@ -821,6 +845,9 @@ func combineCommands(cmds []string) (string, error) {
 	}
 	if len(uniq) <= 1 {
 		if len(uniq) == 0 {
+			if len(cmds) > 0 {
+				return "list-keys", nil // only listing modifiers: --fingerprint --check-sigs
+			}
 			return "", nil
 		}
 		return uniq[0], nil
@@ -860,8 +887,18 @@ func (o *options) check() (err error) {
 			o.sign = true
 		}
 	}
+	for _, c := range o.commands {
+		switch c {
+		case "fingerprint":
+			o.listFingerprint = true
+		case "list-sigs":
+			o.listSigs = true
+		case "check-sigs":
+			o.checkSigs = true
+		}
+	}
 	switch o.cmd {
-	case "fingerprint":
+	case "fingerprint", "list-sigs", "check-sigs":
 		o.cmd = "list-keys"
 	case "symmetric":
 		o.cmd = "encrypt" // one command writes both (cmdEncrypt)
@@ -956,6 +993,9 @@ func (o *options) check() (err error) {
 	}
 	if o.threads < 0 {
 		return usagef("--threads must be 0 (one per CPU) or more")
+	}
+	if o.rfc4880bis && o.forceSEIPDv2 && o.cmd == "encrypt" {
+		return usagef("conflicting options: --force-seipdv2 writes RFC 9580 SEIPD v2, --rfc4880bis the LibrePGP AEAD packet")
 	}
 	if o.rfc4880bis && !o.forceAEAD && (o.cmd == "encrypt") {
 		return usageError{msg: "--rfc4880bis without --force-aead", hints: []string{"add --force-aead (or --force-ocb) to write the LibrePGP AEAD packet"}}

@@ -32,6 +32,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 	}
 	now := time.Now()
 	var keys []*keyring.Key
+	var forced [][]byte
 	specs := o.localUsers
 	if len(specs) == 0 {
 		k, err := defaultSigner(ring, o)
@@ -39,6 +40,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		keys = append(keys, k)
+		forced = append(forced, nil)
 	}
 	for _, spec := range specs {
 		k, err := ring.Lookup(spec, true)
@@ -46,16 +48,17 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, withHints(fmt.Errorf("--local-user %q: %w", spec, err), "list the secret keys you have with pgpstream --list-secret-keys")
 		}
 		keys = append(keys, k)
+		id, _ := keyring.ForcedKey(spec) // KEY!: that very (sub)key
+		forced = append(forced, id)
 	}
 	var out []filter.Signer
-	for _, k := range keys {
-		sk, ok := k.Entity().SigningKey(now, keyConfig)
-		if !ok {
-			return nil, fmt.Errorf("skipped %s (%s): Unusable secret key: no valid signing key (expired, revoked, or not made for signing)", k.Fingerprint(), k.PrimaryUserID())
-		}
-		priv := k.PrivateKey(sk.PublicKey.Fingerprint)
-		if priv == nil || priv.Dummy() {
-			return nil, fmt.Errorf("the secret part of signing key %X is not in the ring", sk.PublicKey.Fingerprint)
+	for i, k := range keys {
+		priv, err := k.SigningKey(now, forced[i])
+		if err != nil {
+			if forced[i] == nil && !errors.Is(err, keyring.ErrNoSigningSecret) {
+				return nil, fmt.Errorf("skipped %s (%s): Unusable secret key: no valid signing key (expired, revoked, or not made for signing)", k.Fingerprint(), k.PrimaryUserID())
+			}
+			return nil, err
 		}
 		if priv.Encrypted {
 			pass, err := pp.get(false)
@@ -535,6 +538,9 @@ func isDetachedFile(name string) bool {
 	n, _ := io.ReadFull(f, b)
 	full := n == len(b)
 	b = b[:n]
+	if filter.IsClearSigned(b) {
+		return false // the signed text is in the file
+	}
 	if armor.IsArmored(b) {
 		return bytes.Contains(b, []byte("-----BEGIN PGP SIGNATURE-----"))
 	}

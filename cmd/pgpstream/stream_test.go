@@ -103,7 +103,7 @@ func TestStreamingMemory(t *testing.T) {
 		args []string
 	}{
 		{"SEIPD v1", nil},
-		{"SEIPD v2 OCB, 4 MiB chunks", []string{"--force-aead"}},
+		{"SEIPD v2 OCB, 4 MiB chunks", []string{"--force-seipdv2"}},
 		{"tag 20 OCB, 4 MiB chunks", []string{"--force-aead", "--rfc4880bis"}},
 	}
 	for _, f := range formats {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"github.com/pgpstream/pgpstream/filter"
+)
+
+// cmdClearSign makes a cleartext signed message (--clear-sign): FILE goes
+// to FILE.asc unless --output says otherwise, as gpg names it.
+func cmdClearSign(st *state, o *options) error {
+	if o.encrypt || o.symmetric {
+		return usagef("--clear-sign cannot be combined with --encrypt; use --sign --encrypt")
+	}
+	signers, err := signersFor(st, o, newPassphrases(st, o))
+	if err != nil {
+		return err
+	}
+	status, err := openStatus(st, o)
+	if err != nil {
+		return err
+	}
+	sigCreated(signers, status, "C")
+	in, inName, closeIn, err := openInput(st, o)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	out, err := openMessageOutput(st, o, inName, defaultOutput(o, inName, ".asc"), true, "")
+	if err != nil {
+		return err
+	}
+	if _, err := filter.ClearSign(in, out.w, filter.SignOptions{Signers: signers}); err != nil {
+		out.abort()
+		status.failure("sign", err)
+		return err
+	}
+	return out.commit()
+}
+
+// defaultOutput is where a command writes when --output is not given:
+// gpg's FILE plus suffix for a named input, standard output otherwise.
+func defaultOutput(o *options, inName, suffix string) string {
+	if p := o.output; p != "" || inName == "" {
+		return p
+	}
+	return inName + suffix
+}

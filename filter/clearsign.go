@@ -1,0 +1,336 @@
+package filter
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/armor"
+	"github.com/pgpstream/pgpstream/iobuf"
+	"github.com/pgpstream/pgpstream/packet"
+)
+
+// The Cleartext Signature Framework (RFC 9580 §7): the text stays
+// readable, dash-escaped, between a "BEGIN PGP SIGNED MESSAGE" line with
+// its Hash header and an armored signature block. The signature is a text
+// signature (type 0x01) over the canonical text: each line with its
+// trailing spaces and tabs removed, lines joined by CR LF, and no line
+// ending after the last line, since the one before the signature block
+// belongs to the framework (§7.2).
+
+const (
+	clearBegin = "-----BEGIN PGP SIGNED MESSAGE-----"
+	sigBegin   = "-----BEGIN PGP SIGNATURE-----"
+	// MaxClearSignedText bounds the text of a cleartext signed message
+	// that is read: the hash to run is named only after the text, so it
+	// is kept in memory until the signatures are read.
+	MaxClearSignedText = 256 << 20
+)
+
+// ErrClearSigned is wrapped by errors in the cleartext framework itself.
+var ErrClearSigned = errors.New("malformed cleartext signed message")
+
+// IsClearSigned reports whether data starting with prefix is a cleartext
+// signed message.
+func IsClearSigned(prefix []byte) bool {
+	prefix = bytes.TrimLeft(prefix, " \t\r\n")
+	return bytes.HasPrefix(prefix, []byte(clearBegin))
+}
+
+// canonicalText feeds the canonical form of text lines to w: trailing
+// whitespace is held back until the line proves to go on, and each line
+// after the first is preceded by CR LF.
+type canonicalText struct {
+	w       io.Writer
+	lines   int
+	pending []byte // trailing spaces and tabs of the line so far
+}
+
+// line starts a new line.
+func (c *canonicalText) line() {
+	if c.lines > 0 {
+		c.w.Write(crlf)
+	}
+	c.lines++
+	c.pending = c.pending[:0]
+}
+
+// write adds part of the current line, without its line ending.
+func (c *canonicalText) write(p []byte) {
+	t := bytes.TrimRight(p, " \t\r")
+	if len(t) > 0 {
+		c.w.Write(c.pending)
+		c.pending = c.pending[:0]
+		c.w.Write(t)
+	}
+	c.pending = append(c.pending, p[len(t):]...)
+}
+
+// dashEscape reports whether a line must be dash-escaped: it starts with
+// a dash, or with "From " (gpg's --escape-from-lines, on by default, so a
+// mailer's ">From" does not break the signature).
+func dashEscape(line []byte) bool {
+	return len(line) > 0 && line[0] == '-' || bytes.HasPrefix(line, []byte("From "))
+}
+
+// ClearSign writes in as a cleartext signed message signed by
+// opt.Signers. Lines end in LF in the output whatever they ended in.
+func ClearSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
+	if len(opt.Signers) == 0 {
+		return 0, errors.New("no signing key")
+	}
+	s, err := newSigning(opt.Signers, opt.Time)
+	if err != nil {
+		return 0, err
+	}
+	var names []string
+	for _, sig := range s.sigs {
+		sig.SigType = gcpacket.SigTypeText
+		if sig.Version == 6 {
+			continue // RFC 9580 §7.1: no Hash header for v6 signatures
+		}
+		n := packet.HashAlgoOf(sig.Hash).String()
+		if !containsString(names, n) {
+			names = append(names, n)
+		}
+	}
+	bw := bufio.NewWriterSize(out, 64<<10)
+	bw.WriteString(clearBegin + "\n")
+	if len(names) > 0 {
+		bw.WriteString("Hash: " + strings.Join(names, ",") + "\n")
+	}
+	bw.WriteString("\n")
+	canon := &canonicalText{w: s}
+	br := bufio.NewReaderSize(in, iobuf.DefaultSize)
+	var total int64
+	lineStart := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		total += int64(len(chunk))
+		if len(chunk) > 0 {
+			if lineStart {
+				canon.line()
+				if dashEscape(chunk) {
+					bw.WriteString("- ")
+				}
+			}
+			body := chunk
+			end := len(body) > 0 && body[len(body)-1] == '\n'
+			if end {
+				body = body[:len(body)-1]
+				if len(body) > 0 && body[len(body)-1] == '\r' {
+					body = body[:len(body)-1]
+				}
+			}
+			canon.write(body)
+			bw.Write(body)
+			if end {
+				bw.WriteByte('\n')
+			}
+			lineStart = end
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return total, readError{err}
+		}
+	}
+	if !lineStart {
+		bw.WriteByte('\n') // the framework's line ending before the signature
+	}
+	aw := armor.NewWriter(bw, "PGP SIGNATURE", nil)
+	if err := s.writeSignatures(aw); err != nil {
+		return total, err
+	}
+	if err := aw.Close(); err != nil {
+		return total, err
+	}
+	return total, bw.Flush()
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// clearSigned is a cleartext signed message as read: its text with the
+// dash-escapes undone, one entry per line.
+type clearSigned struct {
+	hashes []string
+	lines  [][]byte
+}
+
+func clearErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrClearSigned, fmt.Sprintf(format, args...))
+}
+
+// readClearSigned reads the framework up to the signature block and
+// leaves r at the block's BEGIN line.
+func readClearSigned(r *bufio.Reader) (*clearSigned, error) {
+	cs := &clearSigned{}
+	readLine := func() ([]byte, error) {
+		l, err := r.ReadBytes('\n')
+		if err == io.EOF && len(l) > 0 {
+			err = nil
+		}
+		return bytes.TrimRight(l, "\r\n"), err
+	}
+	for {
+		l, err := readLine()
+		if err != nil {
+			return nil, clearErr("no %q line", clearBegin)
+		}
+		if string(bytes.TrimRight(l, " \t")) == clearBegin {
+			break
+		}
+		if len(bytes.TrimSpace(l)) > 0 {
+			return nil, clearErr("text before the %q line", clearBegin)
+		}
+	}
+	for {
+		l, err := readLine()
+		if err != nil {
+			return nil, clearErr("the headers do not end")
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			break
+		}
+		v, ok := bytes.CutPrefix(l, []byte("Hash: "))
+		if !ok {
+			// RFC 9580 §7.1: the Hash header is the only one, and an
+			// unknown one must not be ignored, or text could hide in it.
+			return nil, clearErr("armor header %q is not a Hash header", l)
+		}
+		for _, n := range strings.Split(string(v), ",") {
+			cs.hashes = append(cs.hashes, strings.TrimSpace(n))
+		}
+	}
+	size := 0
+	for {
+		if size > MaxClearSignedText {
+			return nil, clearErr("the text is larger than %d MiB", MaxClearSignedText>>20)
+		}
+		peek, _ := r.Peek(len(sigBegin))
+		if string(peek) == sigBegin {
+			return cs, nil
+		}
+		l, err := r.ReadBytes('\n')
+		if err != nil {
+			return nil, clearErr("no signature follows the text")
+		}
+		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
+		if len(l) > 0 && l[0] == '-' {
+			rest, ok := bytes.CutPrefix(l, []byte("- "))
+			if !ok {
+				return nil, clearErr("a text line starts with a dash that is not an escape: %q", truncate(l))
+			}
+			l = rest
+		}
+		size += len(l) + 1
+		cs.lines = append(cs.lines, l)
+	}
+}
+
+func truncate(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
+}
+
+// verifyClearSigned checks a cleartext signed message and writes its text
+// to out once the signatures are read: the signed text, each line without
+// trailing whitespace and ending in LF.
+func verifyClearSigned(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	cs, err := readClearSigned(br)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	v := &verifier{keys: opt.Signers, res: res, allowWeak: opt.AllowWeakDigests}
+	ar, err := armor.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	if ar.Type() != "PGP SIGNATURE" {
+		return nil, clearErr("the text is followed by %q, not a signature block", ar.Type())
+	}
+	r := iobuf.NewReader(ar, 64<<10)
+	for {
+		h, err := packet.ReadHeader(r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		body := packet.NewBody(r, h)
+		switch h.Tag {
+		case packet.TagSignature:
+			if err := v.signature(body, h); err != nil {
+				return nil, err
+			}
+		case packet.TagMarker, packet.TagPadding:
+			if err := body.Discard(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "a cleartext signature block holds only signature packets"}
+		}
+	}
+	if len(v.pre) == 0 && len(v.results) == 0 {
+		return nil, clearErr("the signature block holds no signature")
+	}
+	for _, p := range v.pre {
+		// §7.1: a Hash header that does not name the signature's hash is
+		// an attempt to mislead about what was signed.
+		if len(cs.hashes) > 0 && p.sig.Version != 6 && !containsString(cs.hashes, p.sig.Hash.String()) {
+			return nil, clearErr("the Hash header says %s, a signature uses %v", strings.Join(cs.hashes, ","), p.sig.Hash)
+		}
+	}
+	canon := &canonicalText{w: v.literal(io.Discard)}
+	for _, l := range cs.lines {
+		canon.line()
+		canon.write(l)
+	}
+	res.Signatures = v.finish()
+	for i := range res.Signatures {
+		res.Signatures[i].Form = FormCleartext
+	}
+	if opt.Events != nil {
+		opt.Events.Literal(packet.Literal{Format: 't'})
+		for _, s := range res.Signatures {
+			opt.Events.Signature(s)
+		}
+	}
+	// The output is what the signatures cover: each line without its
+	// trailing whitespace (as gpg writes it), ending in LF.
+	bw := bufio.NewWriterSize(out, 64<<10)
+	for _, l := range cs.lines {
+		l = bytes.TrimRight(l, " \t\r")
+		bw.Write(l)
+		bw.WriteByte('\n')
+		res.Bytes += int64(len(l) + 1)
+	}
+	if err := bw.Flush(); err != nil {
+		return res, writeError{err}
+	}
+	return res, nil
+}
+
+// FormCleartext is the form of a signature of a cleartext signed message.
+const FormCleartext = "cleartext"
