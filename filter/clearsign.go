@@ -270,27 +270,8 @@ func verifyClearSigned(in io.Reader, out io.Writer, opt DecryptOptions) (*Result
 		return nil, clearErr("the text is followed by %q, not a signature block", ar.Type())
 	}
 	r := iobuf.NewReader(ar, 64<<10)
-	for {
-		h, err := packet.ReadHeader(r)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		body := packet.NewBody(r, h)
-		switch h.Tag {
-		case packet.TagSignature:
-			if err := v.signature(body, h); err != nil {
-				return nil, err
-			}
-		case packet.TagMarker, packet.TagPadding:
-			if err := body.Discard(); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "a cleartext signature block holds only signature packets"}
-		}
+	if err := v.signatures(r, "a cleartext signature block"); err != nil {
+		return nil, err
 	}
 	if len(v.pre) == 0 && len(v.results) == 0 {
 		return nil, clearErr("the signature block holds no signature")

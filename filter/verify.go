@@ -536,27 +536,8 @@ func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, 
 		return nil, err
 	}
 	v := &verifier{keys: opt.Signers, res: &Result{}, allowWeak: opt.AllowWeakDigests}
-	for {
-		h, err := packet.ReadHeader(r)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		body := packet.NewBody(r, h)
-		switch h.Tag {
-		case packet.TagSignature:
-			if err := v.signature(body, h); err != nil {
-				return nil, err
-			}
-		case packet.TagMarker, packet.TagPadding:
-			if err := body.Discard(); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "a detached signature holds only signature packets"}
-		}
+	if err := v.signatures(r, "a detached signature"); err != nil {
+		return nil, err
 	}
 	if len(v.pre) == 0 && len(v.results) == 0 {
 		return nil, errors.New("no signature found")
@@ -586,4 +567,32 @@ func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, 
 		}
 	}
 	return res, nil
+}
+
+// signatures reads a block that holds only signature packets (markers and
+// padding aside), what, as a detached signature or the signature block of
+// a cleartext-signed text is, and prepares each signature's check.
+func (v *verifier) signatures(r iobuf.Reader, what string) error {
+	for {
+		h, err := packet.ReadHeader(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		body := packet.NewBody(r, h)
+		switch h.Tag {
+		case packet.TagSignature:
+			if err := v.signature(body, h); err != nil {
+				return err
+			}
+		case packet.TagMarker, packet.TagPadding:
+			if err := body.Discard(); err != nil {
+				return err
+			}
+		default:
+			return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: what + " holds only signature packets"}
+		}
+	}
 }
