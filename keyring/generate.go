@@ -207,7 +207,12 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := r.byFingerprint(fmt.Sprintf("%X", e.PrimaryKey.Fingerprint))
+	// A key made here is the user's own: trusted ultimately, as gpg does.
+	fpr := fmt.Sprintf("%X", e.PrimaryKey.Fingerprint)
+	if err := r.SetOwnerTrust(map[string]OwnerTrust{fpr: TrustUltimate}); err != nil {
+		return nil, err
+	}
+	k := r.byFingerprint(fpr)
 	if err := writeRevocationFile(r.home, k, rev); err != nil {
 		return k, err
 	}

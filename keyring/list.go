@@ -391,8 +391,12 @@ func keyFields(typ string, st keyState, caps string, secret bool) []string {
 	return f
 }
 
+// writeColons lists k as gpg's --with-colons does; validity and
+// ownertrust come from the ring's trust (see Validity), and are unknown
+// for keys shown from a file.
 func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 	secret := lc.opt.Secret
+	validity, ownertrust := lc.trust(k.Fingerprint())
 	ps := k.primaryState(now)
 	typ, subTyp := "pub", "sub"
 	if secret {
@@ -417,7 +421,10 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		}
 	}
 	f := keyFields(typ, ps, capString(ps.caps, false)+capString(total, true), secret)
-	f[8] = "-" // owner trust: none, there is no trust model
+	if f[1] == "-" {
+		f[1] = validity.Letter()
+	}
+	f[8] = ownertrust.Letter()
 	colonRecord(w, f)
 	colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", k.Fingerprint()})
 	lc.gripRecord(w, ps.pub)
@@ -426,6 +433,9 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		f := make([]string, 20)
 		f[0] = "uid"
 		f[1] = u.colon
+		if f[1] == "-" {
+			f[1] = validity.Letter()
+		}
 		f[5] = epoch(u.created)
 		f[6] = epoch(u.expires)
 		f[9] = colonEscape(u.name)

@@ -37,7 +37,16 @@ type SigCounts struct {
 type listCtx struct {
 	opt    ListOptions
 	keys   []*Key
+	ring   *Ring // where validity and ownertrust come from; nil for a file's keys
 	counts SigCounts
+}
+
+// trust is the validity and ownertrust of fpr for a listing.
+func (lc *listCtx) trust(fpr string) (validity, ownertrust OwnerTrust) {
+	if lc.ring == nil || lc.opt.ShowOnly {
+		return TrustUnknown, TrustUnknown
+	}
+	return lc.ring.Validity(fpr, lc.ring.model), lc.ring.OwnerTrust(fpr)
 }
 
 // List writes the matching keys as ListOptions say and, with CheckSigs,
@@ -50,8 +59,13 @@ func (r *Ring) List(w io.Writer, patterns []string, opt ListOptions) (SigCounts,
 	if opt.JSON {
 		return SigCounts{}, writeJSONKeys(w, keys)
 	}
-	lc := &listCtx{opt: opt, keys: r.keys}
+	lc := &listCtx{opt: opt, keys: r.keys, ring: r}
 	bw := bufio.NewWriter(w)
+	if opt.Colons {
+		// gpg's trust-database line: model (0 classic, 1 pgp), the
+		// database's creation and expiry, marginals, completes, depth.
+		fmt.Fprintf(bw, "tru::1:0:0:3:1:5\n")
+	}
 	if !opt.Colons && len(patterns) == 0 && len(keys) > 0 {
 		// gpg names the ring file above a full listing.
 		name := filepath.Join(r.home, pubringName)

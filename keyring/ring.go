@@ -56,6 +56,8 @@ type Ring struct {
 	opt      Options
 	keys     []*Key // pubring order; new keys are appended
 	warnings []string
+	trust    map[string]OwnerTrust // owner trust by fingerprint, read on first use
+	model    string                // trust model for listings (see SetTrustModel)
 }
 
 // Options is the policy a Ring applies to the keys it reads.

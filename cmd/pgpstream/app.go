@@ -240,6 +240,12 @@ func dispatch(st *state, o *options) error {
 		return nil
 	case "dump-options":
 		return dumpOptions(st)
+	case "import-ownertrust":
+		return cmdImportOwnerTrust(st, o)
+	case "export-ownertrust":
+		return cmdExportOwnerTrust(st, o)
+	case "quick-set-ownertrust":
+		return cmdQuickSetOwnerTrust(st, o)
 	case "dump-option-table":
 		return dumpOptionTable(st)
 	}

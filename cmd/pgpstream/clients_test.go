@@ -45,9 +45,6 @@ var clientScenarios = []clientScenario{
 // what stops it. A listed scenario that passes is an error too, so the
 // table only shrinks.
 var clientKnownFailures = map[string]string{
-	"git-commit":          "git signs with -bsau KEY and --status-fd=2, and reads TRUST_ lines",
-	"git-tag":             "git signs with -bsau KEY and --status-fd=2",
-	"git-merge":           "git signs with -bsau KEY; merge reads TRUST_ lines; --import-ownertrust",
 	"pass":                "pass passes --no-encrypt-to, --use-agent; --list-only and \"public key is ID\" for re-init",
 	"python-gnupg-keys":   "python-gnupg passes --no-tty; --version is not GnuPG's; --gen-key --batch parameter files",
 	"python-gnupg-crypt":  "python-gnupg passes --no-tty; encrypt/decrypt status lines",

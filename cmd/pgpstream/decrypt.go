@@ -41,7 +41,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	sigs := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests}
+	sigs := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
 	res, err := filter.Decrypt(in, out.w, filter.DecryptOptions{
 		Keys:              keys,
 		AllowUnprotected:  o.allowUnprotected,

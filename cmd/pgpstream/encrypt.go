@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pgpstream/pgpstream/filter"
@@ -285,7 +286,9 @@ func allSEIPDv2(recipients []chosenRecipient) bool {
 // and modification time, as gpg writes them, or now for standard input.
 func literalFor(inName string) packet.Literal {
 	l := packet.Literal{Format: 'b', Time: time.Now()}
-	if inName != "" {
+	// A descriptor (-&N under --enable-special-filenames) has no name to
+	// carry, as in gpg.
+	if inName != "" && !strings.HasPrefix(inName, "/dev/fd/") {
 		l.FileName = filepath.Base(inName)
 		if fi, err := os.Stat(inName); err == nil {
 			l.Time = fi.ModTime()

@@ -270,6 +270,9 @@ var baseOptions = []optDef{
 	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print the configuration (with --with-colons: gpg's cfg: lines)"},
 	{long: "gpgconf-test", kind: kCommand, cat: catCommand, usage: "read the options and gpg.conf, then exit: 0 when they are fine"},
 	{long: "dump-options", kind: kCommand, cat: catCommand, usage: "print every long option, one a line"},
+	{long: "import-ownertrust", kind: kCommand, cat: catCommand, usage: "set owner trust from FILEs or standard input, lines FINGERPRINT:LEVEL: (6 ultimate, 5 full, 4 marginal, 3 never, 2 undefined)"},
+	{long: "export-ownertrust", kind: kCommand, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
+	{long: "quick-set-ownertrust", kind: kCommand, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
 	{long: "dump-option-table", kind: kCommand, cat: catCommand, usage: "print the option table as gpgconf reads it"},
 	{long: "help", short: 'h', kind: kCommand, cat: catCommand, usage: "show this help"},
 
@@ -333,7 +336,7 @@ var baseOptions = []optDef{
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
 	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
-	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "accepted; pgpstream has no trust database and uses every key it holds, as --trust-model always does", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
+	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid), direct (a key is as valid as its owner trust) or always; validity is reported in TRUST_ lines and listings", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
 
 	// Input and output.
 	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.output })},
@@ -380,7 +383,7 @@ var baseOptions = []optDef{
 	{long: "no-secmem-warning", kind: kNoop, usage: "pgpstream prints no secure-memory warning"},
 	{long: "no-mdc-warning", kind: kNoop, usage: "data without an MDC is refused outright (see --allow-unprotected)"},
 	{long: "force-mdc", kind: kNoop, usage: "pgpstream always writes integrity-protected data (MDC or AEAD)"},
-	{long: "always-trust", kind: kNoop, usage: "pgpstream has no trust database: every key it holds is used"},
+	{long: "always-trust", cat: catKeys, usage: "--trust-model always", set: func(o *options, _ string) error { o.trustModel = "always"; return nil }},
 	{long: "fixed-list-mode", kind: kNoop, usage: "the colon listing is always in fixed-list mode (as in gpg 2.2)"},
 	{long: "with-fingerprint", cat: catKeys, usage: "list fingerprints in groups of four", set: setBool(func(o *options) *bool { return &o.listFingerprint })},
 	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
@@ -1198,7 +1201,7 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	}
 	st.onCleanup(func() { os.RemoveAll(dir) })
 	if !o.noDefaultRing {
-		for _, name := range []string{"pubring.pgp", "secring.pgp"} {
+		for _, name := range []string{"pubring.pgp", "secring.pgp", "ownertrust.txt"} {
 			b, err := os.ReadFile(filepath.Join(o.home, name))
 			if errors.Is(err, os.ErrNotExist) {
 				continue
@@ -1245,6 +1248,7 @@ func (o *options) ringAt(st *state, dir string) (*keyring.Ring, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.SetTrustModel(o.trustModelName())
 	if !o.noPermissionWarning {
 		for _, w := range r.Warnings() {
 			// gpg's wording and capitals, which users search for.

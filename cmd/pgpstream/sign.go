@@ -274,10 +274,12 @@ type sigReporter struct {
 	status  *statusWriter
 	signers *ringSigners
 	weak    map[packet.HashAlgo]bool // --weak-digest
-	good    int
-	bad     int
-	errs    int
-	skipped int
+	// trustModel is the model the signer's validity is reported under.
+	trustModel string
+	good       int
+	bad        int
+	errs       int
+	skipped    int
 }
 
 // report writes what gpg writes for one signature: "Signature made" and
@@ -316,8 +318,9 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	}
 	uid := ""
 	var primary string
-	if k := s.signers.ownerOf(r.Key); k != nil {
-		uid, primary = k.PrimaryUserID(), k.Fingerprint()
+	owner := s.signers.ownerOf(r.Key)
+	if owner != nil {
+		uid, primary = owner.PrimaryUserID(), owner.Fingerprint()
 	}
 	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
 		// --weak-digest: as gpg, the signature counts as not checkable.
@@ -330,12 +333,13 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	switch r.Status {
 	case filter.SigGood:
 		s.good++
-		if !st.quiet {
-			fmt.Fprintf(st.stderr, "%s: Good signature from %q\n", st.prog, uid)
-		}
 		s.status.line("GOODSIG", keyID, uid)
 		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), 0,
 			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
+		validity := s.trust(owner)
+		if !st.quiet {
+			fmt.Fprintf(st.stderr, "%s: Good signature from %q%s\n", st.prog, uid, validity)
+		}
 	case filter.SigBad:
 		s.bad++
 		fmt.Fprintf(st.stderr, "%s: BAD signature from %q\n", st.prog, uid)
@@ -439,7 +443,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	rep := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests}
+	rep := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
 	open := func(name string) (io.Reader, func(), error) {
 		if name == "-" {
 			return st.stdin, func() {}, nil

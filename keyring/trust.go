@@ -1,0 +1,233 @@
+package keyring
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// OwnerTrust is how far the user trusts a key's owner to certify other
+// keys, with GnuPG's numbers (the values --export-ownertrust writes).
+type OwnerTrust int
+
+const (
+	TrustUnknown   OwnerTrust = 0
+	TrustExpired   OwnerTrust = 1
+	TrustUndefined OwnerTrust = 2
+	TrustNever     OwnerTrust = 3
+	TrustMarginal  OwnerTrust = 4
+	TrustFully     OwnerTrust = 5
+	TrustUltimate  OwnerTrust = 6
+)
+
+// Letter is the trust's letter in gpg's --with-colons listings.
+func (t OwnerTrust) Letter() string {
+	switch t {
+	case TrustExpired:
+		return "e"
+	case TrustUndefined:
+		return "q"
+	case TrustNever:
+		return "n"
+	case TrustMarginal:
+		return "m"
+	case TrustFully:
+		return "f"
+	case TrustUltimate:
+		return "u"
+	}
+	return "-"
+}
+
+// Status is the keyword gpg's --status-fd reports a signature's validity
+// with (TRUST_UNDEFINED, TRUST_NEVER, TRUST_MARGINAL, TRUST_FULLY,
+// TRUST_ULTIMATE).
+func (t OwnerTrust) Status() string {
+	switch t {
+	case TrustNever:
+		return "TRUST_NEVER"
+	case TrustMarginal:
+		return "TRUST_MARGINAL"
+	case TrustFully:
+		return "TRUST_FULLY"
+	case TrustUltimate:
+		return "TRUST_ULTIMATE"
+	}
+	return "TRUST_UNDEFINED"
+}
+
+// Word is the validity as gpg prints it after a user ID: [ultimate].
+func (t OwnerTrust) Word() string {
+	switch t {
+	case TrustNever:
+		return "never"
+	case TrustMarginal:
+		return "marginal"
+	case TrustFully:
+		return "full"
+	case TrustUltimate:
+		return "ultimate"
+	}
+	return "unknown"
+}
+
+// Trust models, gpg's --trust-model: what makes a key valid.
+const (
+	// ModelPGP: a key is valid when its owner is trusted ultimately (a key
+	// made here, or one given ultimate trust). pgpstream keeps no
+	// third-party certifications, so no key becomes valid through others.
+	ModelPGP = "pgp"
+	// ModelDirect: a key is as valid as its owner is trusted.
+	ModelDirect = "direct"
+	// ModelAlways: every key is used; validity is not asked.
+	ModelAlways = "always"
+)
+
+// trustName is the owner-trust file in the home: gpg's --export-ownertrust
+// lines, "FINGERPRINT:LEVEL:", so it reads as what it is.
+const trustName = "ownertrust.txt"
+
+func (r *Ring) trustPath() string { return filepath.Join(r.home, trustName) }
+
+// readTrust reads the owner-trust file; a missing file is no trust set.
+func readTrust(path string) (map[string]OwnerTrust, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return map[string]OwnerTrust{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("keyring: %w", err)
+	}
+	m, err := ParseOwnerTrust(data)
+	if err != nil {
+		return nil, fmt.Errorf("keyring: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ParseOwnerTrust reads --export-ownertrust's format: one
+// "FINGERPRINT:LEVEL:" a line, # comments.
+func ParseOwnerTrust(data []byte) (map[string]OwnerTrust, error) {
+	m := map[string]OwnerTrust{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, ":")
+		if len(f) < 2 {
+			return nil, fmt.Errorf("line %d: want FINGERPRINT:LEVEL:", n)
+		}
+		fpr := strings.ToUpper(f[0])
+		if len(fpr) != 40 && len(fpr) != 64 || strings.Trim(fpr, "0123456789ABCDEF") != "" {
+			return nil, fmt.Errorf("line %d: %q is not a fingerprint", n, f[0])
+		}
+		v, err := strconv.Atoi(f[1])
+		if err != nil || v < 0 || v > int(TrustUltimate) {
+			return nil, fmt.Errorf("line %d: trust level %q: want 0 to 6", n, f[1])
+		}
+		m[fpr] = OwnerTrust(v)
+	}
+	return m, sc.Err()
+}
+
+// OwnerTrust is the owner trust set for the key with fingerprint fpr.
+func (r *Ring) OwnerTrust(fpr string) OwnerTrust {
+	if r.trust == nil {
+		m, err := readTrust(r.trustPath())
+		if err != nil {
+			r.warnings = append(r.warnings, err.Error())
+			m = map[string]OwnerTrust{}
+		}
+		r.trust = m
+	}
+	return r.trust[strings.ToUpper(fpr)]
+}
+
+// Validity is how valid a key is under the trust model: the binding of
+// its user IDs to its owner, as gpg's TRUST_ lines and listings report it.
+func (r *Ring) Validity(fpr, model string) OwnerTrust {
+	t := r.OwnerTrust(fpr)
+	switch model {
+	case ModelDirect:
+		if t == TrustUndefined || t == TrustExpired {
+			return TrustUnknown
+		}
+		return t
+	default:
+		if t == TrustUltimate {
+			return TrustUltimate
+		}
+		return TrustUnknown
+	}
+}
+
+// SetTrustModel sets the trust model listings compute validity under
+// (ModelPGP when unset).
+func (r *Ring) SetTrustModel(model string) { r.model = model }
+
+// SetOwnerTrust sets (level 0: clears) the owner trust of the keys named
+// by fingerprint, under the home's lock, and writes the file back whole.
+func (r *Ring) SetOwnerTrust(set map[string]OwnerTrust) error {
+	unlock, err := lockHome(r.home)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := readTrust(r.trustPath())
+	if err != nil {
+		return err
+	}
+	for fpr, t := range set {
+		fpr = strings.ToUpper(fpr)
+		if t == TrustUnknown {
+			delete(m, fpr)
+		} else {
+			m[fpr] = t
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString("# owner trust, as gpg --export-ownertrust writes it\n")
+	for _, fpr := range sortedKeys(m) {
+		fmt.Fprintf(&b, "%s:%d:\n", fpr, m[fpr])
+	}
+	tmp := r.trustPath() + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o600); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("keyring: %w", err)
+	}
+	if err := os.Rename(tmp, r.trustPath()); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("keyring: %w", err)
+	}
+	r.trust = m
+	return nil
+}
+
+// ExportOwnerTrust writes the owner trust in --export-ownertrust's format.
+func (r *Ring) ExportOwnerTrust() []byte {
+	r.OwnerTrust("")
+	var b bytes.Buffer
+	b.WriteString("# List of assigned trustvalues\n# (Use \"gpg --import-ownertrust\" to restore them)\n")
+	for _, fpr := range sortedKeys(r.trust) {
+		fmt.Fprintf(&b, "%s:%d:\n", fpr, r.trust[fpr])
+	}
+	return b.Bytes()
+}
+
+func sortedKeys(m map[string]OwnerTrust) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
