@@ -240,6 +240,12 @@ func dispatch(st *state, o *options) error {
 		return nil
 	case "dump-options":
 		return dumpOptions(st)
+	case "print-md":
+		return cmdPrintMD(st, o, false)
+	case "print-mds":
+		return cmdPrintMD(st, o, true)
+	case "gen-random":
+		return cmdGenRandom(st, o)
 	case "import-ownertrust":
 		return cmdImportOwnerTrust(st, o)
 	case "export-ownertrust":

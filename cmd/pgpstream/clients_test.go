@@ -45,17 +45,13 @@ var clientScenarios = []clientScenario{
 // what stops it. A listed scenario that passes is an error too, so the
 // table only shrinks.
 var clientKnownFailures = map[string]string{
-	"pass":                "pass passes --no-encrypt-to, --use-agent; --list-only and \"public key is ID\" for re-init",
-	"python-gnupg-keys":   "python-gnupg passes --no-tty; --version is not GnuPG's; --gen-key --batch parameter files",
-	"python-gnupg-crypt":  "python-gnupg passes --no-tty; encrypt/decrypt status lines",
-	"python-gnupg-sign":   "python-gnupg passes --no-tty; clear-signing; TRUST_ lines; --import-ownertrust",
-	"duplicity-pubkey":    "duplicity reads gpg's version from --version",
-	"duplicity-symmetric": "duplicity reads gpg's version from --version",
-	"emacs-epg":           "EPG reads --version and --list-config --with-colons",
-	"gpgme":               "GPGME lists keys with --with-colons and options pgpstream refuses",
-	"gpgme-genkey":        "--gen-key with a parameter file; --quick-add-key",
-	"debsign":             "--clearsign",
-	"git-remote-gcrypt":   "--gen-rand, --fingerprint",
+	"python-gnupg-keys":  "gen_key sends --gen-key --batch with a parameter file",
+	"python-gnupg-crypt": "an unknown recipient gives no INV_RECP/FAILURE status lines",
+	"python-gnupg-sign":  "sign() clear-signs by default: --clearsign",
+	"emacs-epg":          "EPG's sign or verify fails",
+	"gpgme":              "GPGME's sign fails",
+	"gpgme-genkey":       "genkey sends --gen-key with a parameter file; create_subkey is --quick-add-key",
+	"debsign":            "debsign clear-signs: --clearsign",
 }
 
 // clientProbe tells whether a client is installed: a program on PATH, or
