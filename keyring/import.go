@@ -25,6 +25,19 @@ type ImportStats struct {
 	SecretUnchanged int
 	Skipped         int // blocks refused; Import's error says why
 	Revocations     int // key revocations new to the ring
+	// Keys says what happened to each key imported, in input order.
+	Keys []ImportedKey
+}
+
+// ImportedKey is one key Import took in, for gpg's IMPORT_OK and IMPORTED
+// status lines.
+type ImportedKey struct {
+	Fingerprint string // primary key, upper-case hex
+	KeyID       uint64
+	UserID      string // primary user ID
+	// Flags are IMPORT_OK's reasons: 1 a new key, 2 new user IDs, 4 new
+	// signatures, 8 new subkeys, 16 a secret key; 0 nothing changed.
+	Flags int
 }
 
 const (
@@ -135,6 +148,7 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 			if b.secret() {
 				st.SecretRead++
 			}
+			before := st
 			c, err := r.importBlock(b.clone(), &st)
 			if err != nil {
 				st.Skipped++
@@ -142,6 +156,7 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 				continue
 			}
 			changed = changed || c
+			st.Keys = append(st.Keys, r.importedKey(b, before, st))
 		}
 		return changed, nil
 	})
@@ -316,4 +331,31 @@ func (r *Ring) importRevocation(p rawPacket, st *ImportStats) (bool, error) {
 	*k = *nk
 	st.Revocations++
 	return true, nil
+}
+
+// importedKey describes what importing b did, from the counts before and
+// after it.
+func (r *Ring) importedKey(b *block, before, after ImportStats) ImportedKey {
+	var ik ImportedKey
+	if fp, err := fingerprintOf(b.primary.pkt); err == nil {
+		ik.Fingerprint = fmt.Sprintf("%X", fp)
+	}
+	if k := r.byFingerprint(ik.Fingerprint); k != nil {
+		ik.KeyID, ik.UserID = k.KeyID(), k.PrimaryUserID()
+	}
+	for _, f := range []struct {
+		grew bool
+		bit  int
+	}{
+		{after.Imported > before.Imported, 1},
+		{after.NewUserIDs > before.NewUserIDs, 2},
+		{after.NewSigs > before.NewSigs, 4},
+		{after.NewSubkeys > before.NewSubkeys, 8},
+		{after.SecretImported > before.SecretImported, 16},
+	} {
+		if f.grew {
+			ik.Flags |= f.bit
+		}
+	}
+	return ik
 }

@@ -188,6 +188,9 @@ func progName(args []string) string {
 }
 
 func dispatch(st *state, o *options) error {
+	if err := readPassphraseFd(st, o); err != nil {
+		return err
+	}
 	switch o.cmd {
 	case "":
 		return usageError{msg: "no command given", hints: []string{"use --encrypt, --symmetric, --decrypt, --import or --list-keys; see pgpstream --help"}}

@@ -21,7 +21,11 @@ func cmdEncrypt(st *state, o *options) error {
 		opt.Level = o.level
 	}
 
-	recipients, err := collectRecipients(st, o)
+	status, err := openStatus(st, o)
+	if err != nil {
+		return err
+	}
+	recipients, err := collectRecipients(st, o, status)
 	if err != nil {
 		return err
 	}
@@ -59,14 +63,10 @@ func cmdEncrypt(st *state, o *options) error {
 		return err
 	}
 	defer closeIn()
-	status, err := openStatus(st, o)
-	if err != nil {
-		return err
-	}
 	in, stopProgress := startProgress(st, o, in, inName, "encrypt", status)
 	defer stopProgress()
 	outPath := o.output
-	if outPath == "" && inName != "" {
+	if outPath == "" && inName != "" && !isDescriptorName(inName) {
 		// gpg's default: FILE is encrypted to FILE.gpg (FILE.asc armored).
 		outPath = inName + ".gpg"
 		if opt.Armor {
@@ -118,7 +118,9 @@ type chosenRecipient struct {
 	hidden bool
 }
 
-func collectRecipients(st *state, o *options) ([]chosenRecipient, error) {
+// collectRecipients resolves -r, -R, -f and the defaults; a recipient that
+// is not found gets gpg's INV_RECP and FAILURE status lines.
+func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRecipient, error) {
 	var out []chosenRecipient
 	var ring *keyring.Ring
 	open := func() error {
@@ -135,6 +137,16 @@ func collectRecipients(st *state, o *options) ([]chosenRecipient, error) {
 		}
 		rcs, err := ring.Recipients(spec)
 		if err != nil {
+			// INV_RECP's reasons: 1 not found, 2 ambiguous, 0 other.
+			reason := 0
+			switch {
+			case errors.Is(err, keyring.ErrNoKey):
+				reason = 1
+			case errors.Is(err, keyring.ErrAmbiguous):
+				reason = 2
+			}
+			status.line("INV_RECP", reason, statusEscape(spec))
+			status.failure("encrypt", err)
 			if errors.Is(err, keyring.ErrNoKey) {
 				// The keyring's message names the pattern already.
 				return withHints(err, "list the keys you have with pgpstream --list-keys; import one with --import")
@@ -282,13 +294,16 @@ func allSEIPDv2(recipients []chosenRecipient) bool {
 	return true
 }
 
+// isDescriptorName tells a descriptor given as -&N (see specialName),
+// which, as in gpg, has no name to carry into a literal packet or to
+// derive an output file name from: output goes to standard output.
+func isDescriptorName(name string) bool { return strings.HasPrefix(name, "/dev/fd/") }
+
 // literalFor is the literal packet header for an input: the file's name
 // and modification time, as gpg writes them, or now for standard input.
 func literalFor(inName string) packet.Literal {
 	l := packet.Literal{Format: 'b', Time: time.Now()}
-	// A descriptor (-&N under --enable-special-filenames) has no name to
-	// carry, as in gpg.
-	if inName != "" && !strings.HasPrefix(inName, "/dev/fd/") {
+	if inName != "" && !isDescriptorName(inName) {
 		l.FileName = filepath.Base(inName)
 		if fi, err := os.Stat(inName); err == nil {
 			l.Time = fi.ModTime()

@@ -26,7 +26,12 @@ func cmdImport(st *state, o *options) error {
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
+	status, err := openStatus(st, o)
+	if err != nil {
+		return err
+	}
 	var total keyring.ImportStats
+	defer func() { importResult(status, total) }()
 	for _, name := range inputs {
 		var r io.Reader = st.stdin
 		if name != "-" {
@@ -38,6 +43,7 @@ func cmdImport(st *state, o *options) error {
 			r = f
 		}
 		stats, err := ring.Import(r)
+		importedKeys(st, status, stats)
 		if err != nil {
 			if name == "-" {
 				return fmt.Errorf("importing from standard input: %w", err)
@@ -53,6 +59,8 @@ func cmdImport(st *state, o *options) error {
 		total.SecretRead += stats.SecretRead
 		total.SecretImported += stats.SecretImported
 		total.Revocations += stats.Revocations
+		total.SecretUnchanged += stats.SecretUnchanged
+		total.Skipped += stats.Skipped
 	}
 	if !st.quiet {
 		// gpg's import summary: the total, then each count that is not zero.
@@ -199,6 +207,22 @@ func newPassphrases(st *state, o *options) *passphrases {
 		p.get(false)
 	}
 	return p
+}
+
+// readPassphraseFd reads --passphrase-fd's line before the command reads
+// anything else, as gpg does: clients such as python-gnupg write the
+// passphrase and then the data to the same standard input. Once read it
+// stands as --passphrase did, so every later use sees the same one.
+func readPassphraseFd(st *state, o *options) error {
+	if o.passphraseFd < 0 || o.passphraseSet {
+		return nil
+	}
+	v, err := newPassphrases(st, o).read(false)
+	if err != nil {
+		return err
+	}
+	o.passphrase, o.passphraseSet, o.passphraseFd = string(v), true, -1
+	return nil
 }
 
 var errNoPassphrase = errors.New("a passphrase is needed and none was given")

@@ -161,7 +161,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 	}
 	defer closeIn()
 	outPath := o.output
-	if outPath == "" && inName != "" {
+	if outPath == "" && inName != "" && !isDescriptorName(inName) {
 		// gpg's default: FILE.sig for a detached signature, FILE.gpg
 		// for a signed message, FILE.asc for either armored.
 		switch {

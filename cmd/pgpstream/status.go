@@ -101,6 +101,10 @@ func gpgErrorCode(err error) int {
 		code = 152 // GPG_ERR_DECRYPT_FAILED
 	case errors.Is(err, filter.ErrMalformed):
 		code = 14 // GPG_ERR_INV_PACKET
+	case errors.Is(err, keyring.ErrNoKey):
+		code = 9 // GPG_ERR_NO_PUBKEY
+	case errors.Is(err, keyring.ErrAmbiguous):
+		code = 107 // GPG_ERR_AMBIGUOUS_NAME
 	}
 	return sourceGPG | code
 }
