@@ -161,6 +161,7 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 		return changed, nil
 	})
 	if err != nil {
+		st.Keys = nil // the ring was not written: nothing was imported
 		return st, err
 	}
 	return st, errors.Join(errs...)

@@ -443,7 +443,11 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		lc.sigRecords(w, k, u.sigs)
 	}
 	for _, ss := range subs {
-		colonRecord(w, keyFields(subTyp, ss, capString(ss.caps, false), secret))
+		sf := keyFields(subTyp, ss, capString(ss.caps, false), secret)
+		if sf[1] == "-" {
+			sf[1] = validity.Letter() // a subkey is as valid as its key, in gpg's listings
+		}
+		colonRecord(w, sf)
 		colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", fmt.Sprintf("%X", ss.pub.Fingerprint)})
 		lc.gripRecord(w, ss.pub)
 		lc.sigRecords(w, k, k.subkeySigs(ss.pub))

@@ -199,14 +199,8 @@ func (r *Ring) SetOwnerTrust(set map[string]OwnerTrust) error {
 	for _, fpr := range sortedKeys(m) {
 		fmt.Fprintf(&b, "%s:%d:\n", fpr, m[fpr])
 	}
-	tmp := r.trustPath() + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o600); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("keyring: %w", err)
-	}
-	if err := os.Rename(tmp, r.trustPath()); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("keyring: %w", err)
+	if err := writeAtomic(r.trustPath(), b.Bytes(), 0o600); err != nil {
+		return err
 	}
 	r.trust = m
 	return nil

@@ -243,6 +243,8 @@ func dispatch(st *state, o *options) error {
 		return nil
 	case "dump-options":
 		return dumpOptions(st)
+	case "gen-key":
+		return cmdGenKeyBatch(st, o)
 	case "print-md":
 		return cmdPrintMD(st, o, false)
 	case "print-mds":

@@ -270,6 +270,8 @@ var baseOptions = []optDef{
 	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print the configuration (with --with-colons: gpg's cfg: lines)"},
 	{long: "gpgconf-test", kind: kCommand, cat: catCommand, usage: "read the options and gpg.conf, then exit: 0 when they are fine"},
 	{long: "dump-options", kind: kCommand, cat: catCommand, usage: "print every long option, one a line"},
+	{long: "gen-key", kind: kCommand, cat: catCommand, usage: "with --batch: generate the keys of a parameter file [FILE] (gpg's unattended key generation format)"},
+	{long: "generate-key", alias: "gen-key", kind: kCommand, hidden: true},
 	{long: "print-md", kind: kCommand, cat: catCommand, usage: "print the digest of FILEs or standard input: ALGO [FILE...] (MD5, SHA1, RMD160, SHA224, SHA256, SHA384, SHA512)"},
 	{long: "print-mds", kind: kCommand, cat: catCommand, usage: "print every digest of FILEs or standard input"},
 	{long: "gen-random", kind: kCommand, cat: catCommand, usage: "write COUNT random bytes: LEVEL COUNT (base64 with --armor)"},
@@ -1099,7 +1101,13 @@ func (o *options) check() (err error) {
 
 	// Commands that need more than a flag.
 	switch o.cmd {
-	case "delete-keys", "delete-secret-keys", "delete-secret-and-public-key":
+	case "delete-keys":
+		// Keys are named by full fingerprint, for which gpg deletes a
+		// public key under --batch without --yes.
+		if !o.batch {
+			return usageError{msg: "deleting keys needs --batch", hints: []string{"pgpstream --batch --delete-keys FINGERPRINT"}}
+		}
+	case "delete-secret-keys", "delete-secret-and-public-key":
 		if !o.batch || !o.yes {
 			return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
 		}
