@@ -36,7 +36,7 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
-		pass, err := pp.get(true)
+		pass, err := pp.getFor("Enter a passphrase to encrypt the message with.", true)
 		if err != nil {
 			if errors.Is(err, errNoPassphrase) {
 				return withHints(err, "give one with --passphrase-file FILE or --passphrase-fd N")

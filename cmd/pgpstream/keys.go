@@ -136,7 +136,8 @@ func cmdGenKey(st *state, o *options) error {
 		opt.Expires = exp
 	}
 	opt.V6 = o.keyVersion == 6 // 4 or 6 (options.check)
-	pass, err := newPassphrases(st, o).get(false)
+	// A new key's passphrase is asked twice on a terminal, as gpg does.
+	pass, err := newPassphrases(st, o).getFor(fmt.Sprintf("Enter a passphrase to protect the new key %q (empty: none).", args[0]), true)
 	if err == nil && len(pass) > 0 {
 		opt.Passphrase = pass
 	}
@@ -196,6 +197,7 @@ type passphrases struct {
 	value []byte
 	err   error
 	done  bool
+	desc  string // what the terminal prompt says it is for
 }
 
 func newPassphrases(st *state, o *options) *passphrases {
@@ -229,6 +231,14 @@ var errNoPassphrase = errors.New("a passphrase is needed and none was given")
 
 // get returns the passphrase; confirm asks twice on a terminal (for
 // encryption, where a typo would lock the data away).
+// getFor is get with the prompt naming what the passphrase is for.
+func (p *passphrases) getFor(desc string, confirm bool) ([]byte, error) {
+	if !p.done {
+		p.desc = desc
+	}
+	return p.get(confirm)
+}
+
 func (p *passphrases) get(confirm bool) ([]byte, error) {
 	if p.done {
 		return p.value, p.err
@@ -269,7 +279,7 @@ func (p *passphrases) read(confirm bool) ([]byte, error) {
 	if o.batch || o.noTTY {
 		return nil, errNoPassphrase
 	}
-	return promptPassphrase(confirm)
+	return promptPassphrase(p.desc, confirm)
 }
 
 func firstLine(b []byte) []byte {
@@ -335,7 +345,8 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 	if !priv.Encrypted {
 		return nil
 	}
-	pass, err := k.pass.get(false)
+	pass, err := k.pass.getFor(fmt.Sprintf("Enter the passphrase to unlock the secret key %016X (%v, created %s) to decrypt the message.",
+		priv.KeyId, pubAlgoName(uint8(priv.PubKeyAlgo)), priv.CreationTime.UTC().Format("2006-01-02")), false)
 	if err != nil {
 		if errors.Is(err, errNoPassphrase) {
 			return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)
@@ -348,4 +359,6 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 	return nil
 }
 
-func (k *ringKeys) Passphrase() ([]byte, error) { return k.pass.get(false) }
+func (k *ringKeys) Passphrase() ([]byte, error) {
+	return k.pass.getFor("Enter the passphrase the message was encrypted with.", false)
+}

@@ -61,7 +61,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		if priv.Encrypted {
-			pass, err := pp.get(false)
+			pass, err := pp.getFor(fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %q to sign.", priv.KeyId, k.PrimaryUserID()), false)
 			if err != nil {
 				if errors.Is(err, errNoPassphrase) {
 					return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
