@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -65,6 +67,20 @@ func clientProbe(need string) bool {
 	return err == nil
 }
 
+// clientBinary builds pgpstream once: the clients run it as a program of
+// its own, under the name gpg.
+var clientBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pgpstream-clients-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "pgpstream")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
 // systemPython is Debian's Python, which has the python3-* modules (a
 // python3 earlier on PATH may be another installation).
 const systemPython = "/usr/bin/python3"
@@ -80,7 +96,7 @@ func TestClients(t *testing.T) {
 		}
 		t.Skip("gpg is not installed")
 	}
-	bin, err := pgpstreamBinary()
+	bin, err := clientBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +178,7 @@ func runClient(t *testing.T, script, gpgPath string) ([]byte, error) {
 			if fi, err := os.Stat(h); err != nil || !fi.IsDir() {
 				continue
 			}
-			kill := exec.Command("gpgconf", "--kill", "all")
-			kill.Env = append(env, "GNUPGHOME="+h)
-			kill.Run()
+			stopAgent(h)
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
