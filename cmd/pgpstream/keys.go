@@ -200,16 +200,9 @@ type passphrases struct {
 	desc  string // what the terminal prompt says it is for
 }
 
-func newPassphrases(st *state, o *options) *passphrases {
-	p := &passphrases{st: st, o: o}
-	if o.passphraseFd == 0 {
-		// The passphrase's line comes first on standard input, the
-		// data after it: read it now, before anything reads the data
-		// (gpg reads it when it parses its options).
-		p.get(false)
-	}
-	return p
-}
+// newPassphrases is the passphrase source of one command; --passphrase-fd
+// was read already, before the command read anything (readPassphraseFd).
+func newPassphrases(st *state, o *options) *passphrases { return &passphrases{st: st, o: o} }
 
 // readPassphraseFd reads --passphrase-fd's line before the command reads
 // anything else, as gpg does: clients such as python-gnupg write the
