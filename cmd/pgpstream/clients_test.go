@@ -50,7 +50,6 @@ var clientKnownFailures = map[string]string{
 	"python-gnupg-sign": "sign() clear-signs by default: --clearsign",
 	"emacs-epg":         "EPG clear-signs: --clearsign",
 	"gpgme":             "CLEAR mode is --clearsign; pgpstream encrypts to a key of unknown validity, which gpg refuses without --always-trust",
-	"gpgme-genkey":      "the parameter file asks for Expire-Date, and create_subkey is --quick-add-key: keys that expire and added subkeys",
 	"debsign":           "debsign clear-signs: --clearsign",
 }
 

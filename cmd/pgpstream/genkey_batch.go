@@ -362,6 +362,13 @@ func genOneKey(st *state, o *options, status *statusWriter, p *keyParams) error 
 		return err
 	}
 	fpr := k.Fingerprint()
+	if !p.expire.IsZero() {
+		// Expire-Date is the subkey's expiry too, as in gpg.
+		pass := func() ([]byte, error) { return opt.Passphrase, nil }
+		if err := ring.SetExpire(fpr, p.expire, nil, true, pass); err != nil {
+			return err
+		}
+	}
 	status.line("KEY_CONSIDERED", fpr, 0)
 	if !st.quiet {
 		fmt.Fprintf(st.stderr, "%s: key %016X marked as ultimately trusted\n", st.prog, k.KeyID())
@@ -375,12 +382,8 @@ func genOneKey(st *state, o *options, status *statusWriter, p *keyParams) error 
 	return nil
 }
 
-// setGenExpiry sets when a generated key expires. The key store makes
-// keys that do not expire only, so an Expire-Date is refused rather than
-// dropped.
+// setGenExpiry sets when a generated key expires (zero: never).
 func setGenExpiry(opt *keyring.GenOptions, t time.Time) error {
-	if !t.IsZero() {
-		return fmt.Errorf("Expire-Date is not supported yet: pgpstream makes keys that do not expire")
-	}
+	opt.Expires = t
 	return nil
 }

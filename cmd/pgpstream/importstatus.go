@@ -45,5 +45,5 @@ func importResult(status *statusWriter, t keyring.ImportStats) {
 		status.line("NODATA", 1)
 	}
 	status.line("IMPORT_RES", t.Processed, 0, t.Imported, 0, t.Unchanged, t.NewUserIDs, t.NewSubkeys,
-		t.NewSigs, 0, t.SecretRead, t.SecretImported, t.SecretUnchanged, 0, t.Skipped, 0)
+		t.NewSigs, t.Revocations, t.SecretRead, t.SecretImported, t.SecretUnchanged, 0, t.Skipped, 0)
 }

@@ -154,6 +154,17 @@ func cmdGenKey(st *state, o *options) error {
 		fmt.Fprintf(st.stderr, "%s: fingerprint %s\n", st.prog, k.Fingerprint())
 	}
 	revocationStored(st, ring, k)
+	// KEY_CREATED B (a primary key and a subkey) or P (the primary key
+	// alone): GPGME's create_key reads the new key's fingerprint here.
+	status, err := openStatus(st, o)
+	if err != nil {
+		return err
+	}
+	kind := "P"
+	if len(k.Entity().Subkeys) > 0 {
+		kind = "B"
+	}
+	status.line("KEY_CREATED", kind, k.Fingerprint())
 	return nil
 }
 
@@ -209,8 +220,8 @@ func newPassphrases(st *state, o *options) *passphrases { return &passphrases{st
 // passphrase and then the data to the same standard input. Once read it
 // stands as --passphrase did, so every later use sees the same one.
 func readPassphraseFd(st *state, o *options) error {
-	if o.passphraseFd < 0 || o.passphraseSet {
-		return nil
+	if o.passphraseFd < 0 || o.passphraseSet || o.cmd == "passwd" {
+		return nil // --passwd reads two lines, the old and the new one
 	}
 	v, err := newPassphrases(st, o).read(false)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // the command line.
 type lifeCtx struct {
 	st    *state
+	o     *options // for the status descriptor
 	args  []string
 	batch bool
 	yes   bool
@@ -98,6 +99,12 @@ func cmdQuickAddKey(lc *lifeCtx) error {
 	if !lc.st.quiet {
 		fmt.Fprintf(lc.st.stderr, "%s: subkey %s added\n", lc.st.prog, fpr)
 	}
+	// KEY_CREATED S: GPGME's create_subkey waits for it.
+	status, err := openStatus(lc.st, lc.o)
+	if err != nil {
+		return err
+	}
+	status.line("KEY_CREATED", "S", fpr)
 	return nil
 }
 

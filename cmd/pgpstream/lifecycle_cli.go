@@ -49,7 +49,7 @@ func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 		return false, nil
 	}
 	lc := &lifeCtx{
-		st: st, args: o.args, batch: o.batch, yes: o.yes, armor: o.armor,
+		st: st, o: o, args: o.args, batch: o.batch, yes: o.yes, armor: o.armor,
 		out:  func() (*output, error) { return openOutput(st, o, o.output, false) },
 		ring: func() (*keyring.Ring, error) { return openRing(st, o) },
 	}
