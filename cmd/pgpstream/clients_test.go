@@ -47,10 +47,8 @@ var clientScenarios = []clientScenario{
 // what stops it. A listed scenario that passes is an error too, so the
 // table only shrinks.
 var clientKnownFailures = map[string]string{
-	"python-gnupg-sign": "sign() clear-signs by default: --clearsign",
-	"emacs-epg":         "EPG clear-signs: --clearsign",
-	"gpgme":             "CLEAR mode is --clearsign; pgpstream encrypts to a key of unknown validity, which gpg refuses without --always-trust",
-	"debsign":           "debsign clear-signs: --clearsign",
+	"emacs-epg": "EPG clear-signs: --clearsign",
+	"gpgme":     "CLEAR mode is --clearsign; pgpstream encrypts to a key of unknown validity, which gpg refuses without --always-trust",
 }
 
 // clientProbe tells whether a client is installed: a program on PATH, or

@@ -835,7 +835,8 @@ func readConf(o *options) ([]token, []string, error) {
 
 // commandPairs are gpg's legal combinations of two commands (gpg.c,
 // set_cmd): signing rides along with encryption, -b with -s is a
-// detached signature, and -b with encryption signs inside it.
+// detached signature, -s with --clear-sign a cleartext signature, and -b
+// with encryption signs inside it.
 func combineCommands(cmds []string) (string, error) {
 	var uniq []string
 	seen := map[string]bool{}
@@ -874,6 +875,9 @@ func combineCommands(cmds []string) (string, error) {
 		return "encrypt", nil
 	case rest == 0 && seen["sign"] && seen["detach-sign"]:
 		return "detach-sign", nil
+	case len(uniq) == 2 && seen["sign"] && seen["clear-sign"]:
+		// python-gnupg clear-signs with --sign --clearsign.
+		return "clear-sign", nil
 	}
 	return "", usagef("conflicting commands: --%s", strings.Join(uniq, " and --"))
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -333,6 +335,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	switch r.Status {
 	case filter.SigGood:
 		s.good++
+		s.status.line("SIG_ID", sigID(sig), sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix())
 		s.status.line("GOODSIG", keyID, uid)
 		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), 0,
 			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
@@ -593,4 +596,15 @@ func signatureOutcome(st *state, res *filter.Result, rep *sigReporter, allowUnpr
 		st.exit = max(st.exit, exitError)
 	}
 	return true
+}
+
+// sigID is the SIG_ID status line's identifier of a good signature: 20
+// octets in unpadded base64, as gpg writes it, so clients that keep it
+// (python-gnupg's signature_id) to spot a replayed signature get one per
+// signature. gpg hashes the signature's algorithm, time and MPIs with
+// RIPEMD-160; this is SHA-1 over the whole signature packet, so the
+// strings differ from gpg's for the same signature.
+func sigID(sig *packet.Signature) string {
+	sum := sha1.Sum(sig.Body)
+	return base64.RawStdEncoding.EncodeToString(sum[:])
 }
