@@ -3,7 +3,7 @@
 # the files users have, each made by the real peer the way users make it:
 # gpg from a pipe (8 KiB partial lengths) and from a file, gpg's default
 # compression, gpg -a, gpg -c, rnp's tag 20 from a pipe, our own tag 20
-# and SEIPD v2, a signed message and a detached signature; decrypted to
+# and SEIPD v2, OpenPGP.js's SEIPD v2 (its default and small chunks), a signed message and a detached signature; decrypted to
 # /dev/null, to a file on disk and through a pipe. Beside them the physical
 # limits: `cat FILE > /dev/null` and one core's SHA-1 over the same bytes.
 #
@@ -62,6 +62,20 @@ $R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < "$plain" > "$W/rnp-o
 $R -e -r bench --cipher AES128 -z 0 --aead=eax --output=- < "$plain" > "$W/rnp-eax.rnp" 2>/dev/null
 $P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o "$W/ours-ocb20.pgp" < "$plain"
 $P -e -r bench --cipher-algo aes128 --compress-algo none --force-seipdv2 -o "$W/ours-v2.pgp" < "$plain"
+# OpenPGP.js (make openpgpjs) writes SEIPD v2 with its defaults (GCM, 256 KiB chunks:
+# chunk size byte 12) and, as some applications configure it, in 1 KiB
+# chunks (byte 4): the per-chunk cost is what these rows measure.
+js=$root/testdata/openpgpjs
+if command -v node >/dev/null && [ -d "$js/node_modules/openpgp" ]; then
+	gpg --homedir "$work/gpg" --batch --export bench > "$W/pub.gpg" 2>/dev/null
+	for cb in 12 4; do
+		node "$js/pgp.mjs" encrypt --recipient "$W/pub.gpg" --cipher aes128 --aead gcm --chunk-size-byte $cb \
+			--in "$plain" --out "$W/openpgpjs-v2-$cb.pgp" ||
+			{ echo "bench: OpenPGP.js failed (chunk size byte $cb): its row is left out" >&2; rm -f "$W/openpgpjs-v2-$cb.pgp"; }
+	done
+else
+	echo "bench: no OpenPGP.js (make openpgpjs): its rows are left out" >&2
+fi
 for f in "$W"/*.gpg "$W"/*.rnp "$W"/*.pgp "$W"/*.asc; do
 	[ -s "$f" ] || { echo "bench: $f was not made" >&2; exit 2; }
 done
@@ -121,6 +135,11 @@ bench dec-ours-ocb20 "pgpstream tag 20 OCB, decrypt to /dev/null" \
 	"$P -d $W/ours-ocb20.pgp > $d" "$R -d $W/ours-ocb20.pgp --output=- > $d" "cat $W/ours-ocb20.pgp > $d"
 bench dec-ours-v2 "pgpstream SEIPD v2 OCB, decrypt to /dev/null (neither gpg 2.2 nor rnp 0.16 reads it)" \
 	"$P -d $W/ours-v2.pgp > $d" "cat $W/ours-v2.pgp > $d"
+for cb in 12 4; do
+	[ -s "$W/openpgpjs-v2-$cb.pgp" ] || continue
+	bench dec-openpgpjs-v2-$cb "OpenPGP.js SEIPD v2 GCM, $((1 << (cb + 6 - 10))) KiB chunks, decrypt to /dev/null" \
+		"$P -d $W/openpgpjs-v2-$cb.pgp > $d" "cat $W/openpgpjs-v2-$cb.pgp > $d"
+done
 bench enc-pipe "SEIPD v1 encrypt from a pipe to /dev/null" \
 	"$P -e -r bench --cipher-algo aes128 --compress-algo none < $plain > $d" \
 	"$G -e -r bench --cipher-algo AES128 --compress-algo none < $plain > $d" \
@@ -210,6 +229,8 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	\$R -e -r bench --cipher AES128 -z 0 --aead=eax --output=- < W/plain > W/rnp-eax.rnp
 	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis -o W/ours-ocb20.pgp < W/plain
 	\$P -e -r bench --cipher-algo aes128 --compress-algo none --force-seipdv2 -o W/ours-v2.pgp < W/plain
+	node testdata/openpgpjs/pgp.mjs encrypt --recipient W/pub.gpg --cipher aes128 --aead gcm --chunk-size-byte 12 --in W/plain --out W/openpgpjs-v2-12.pgp
+	node testdata/openpgpjs/pgp.mjs encrypt --recipient W/pub.gpg --cipher aes128 --aead gcm --chunk-size-byte 4 --in W/plain --out W/openpgpjs-v2-4.pgp
 	EOF
 	echo '```'
 	echo
