@@ -95,6 +95,8 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 		aw = armor.NewWriter(out, armor.Message, nil)
 		out = aw
 	}
+	head := &headWriter{w: out}
+	out = head
 	sessionKey := make([]byte, opt.Cipher.KeySize())
 	if _, err := rand.Read(sessionKey); err != nil {
 		return 0, err
@@ -139,12 +141,57 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 	if err := enc.Close(); err != nil {
 		return n, err
 	}
+	if err := head.flush(); err != nil {
+		return n, err
+	}
 	if aw != nil {
 		if err := aw.Close(); err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// headWriter gathers the small writes that open a message (the session
+// key packets, written a field at a time, and packet headers) and sends
+// them out with the first large write, so a message starts with one
+// write(2) instead of six small ones. It copies once, the first write
+// only; after that it passes writes through.
+type headWriter struct {
+	w       io.Writer
+	head    []byte
+	started bool
+}
+
+// headMax is how much is gathered before it goes out anyway.
+const headMax = 4 << 10
+
+func (h *headWriter) Write(p []byte) (int, error) {
+	if h.started {
+		return h.w.Write(p)
+	}
+	if len(h.head)+len(p) < headMax {
+		h.head = append(h.head, p...)
+		return len(p), nil
+	}
+	h.started = true
+	buf := make([]byte, 0, len(h.head)+len(p))
+	buf = append(append(buf, h.head...), p...)
+	k := len(h.head)
+	h.head = nil
+	n, err := h.w.Write(buf)
+	return max(n-k, 0), err
+}
+
+// flush writes what is still gathered (a message shorter than headMax).
+func (h *headWriter) flush() error {
+	if h.started || len(h.head) == 0 {
+		return nil
+	}
+	h.started = true
+	_, err := h.w.Write(h.head)
+	h.head = nil
+	return err
 }
 
 // writePlaintext writes the literal packet, compressed if asked, into enc.

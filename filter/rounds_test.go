@@ -6,8 +6,11 @@ import (
 	"crypto/rand"
 	"io"
 	"math/bits"
+	"path/filepath"
 	"testing"
 	"testing/iotest"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -218,6 +221,31 @@ func TestSEDRounds(t *testing.T) {
 			checkWrites(t, out, size)
 			if src.bulk && cr.rounds > 2*nseg+8 {
 				t.Errorf("seg %d %s: %d body rounds for %d segments: more than two per segment", seg, src.name, cr.rounds, nseg)
+			}
+		}
+	}
+}
+
+// A message goes out in large writes from its first byte: the session key
+// packets and headers ride with the first chunk, not in writes of their
+// own (they were six writes of 1 to 49 bytes).
+func TestEncryptGathersHead(t *testing.T) {
+	_, el := readSecretKeys(t, filepath.Join("..", "testdata", "aead", "key-sec.asc"))
+	var pub *gcpacket.PublicKey
+	for _, s := range el[0].Subkeys {
+		pub = s.PublicKey
+	}
+	for _, f := range []Format{SEIPDv1, SEIPDv2, AEADv1} {
+		for _, size := range []int{0, 100, 3 << 20} {
+			var w writeCounter
+			var ct bytes.Buffer
+			opt := EncryptOptions{Recipients: []Recipient{{Pub: pub}}, Passphrase: []byte("pw"), S2KCount: 1024,
+				Cipher: packet.CipherAES128, Format: f, AEAD: packet.AEADOCB, ChunkByte: 16}
+			if _, err := Encrypt(bytes.NewReader(payload(size)), io.MultiWriter(&w, &ct), opt); err != nil {
+				t.Fatal(f, size, err)
+			}
+			if w.small > 0 || (size < 1<<20 && w.sizes != 1) {
+				t.Errorf("%v, %d bytes: %d writes, %d small ones before the last", f, size, w.sizes, w.small)
 			}
 		}
 	}
