@@ -182,6 +182,7 @@ func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
 	}
 	d := &decryptor{opt: opt, out: out, res: &Result{}}
 	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, allowWeak: opt.AllowWeakDigests, res: d.res}
+	defer d.sigs.wait() // stops the hashing goroutine on every return
 	if err := d.top(r); err != nil {
 		return d.res, err
 	}

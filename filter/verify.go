@@ -192,6 +192,15 @@ type verifier struct {
 	sawLit    bool
 	litHash   []*sigHash // the legacy SHA-1 and RIPEMD-160 hashes, if run
 	results   []SignatureResult
+	async     *asyncHashes // feeds the hashes during the literal data
+}
+
+// wait lets the hashes catch up with the literal data (see asyncHashes);
+// the hashes are the verifier's own again afterwards.
+func (v *verifier) wait() {
+	if v.async != nil {
+		v.async.wait()
+	}
 }
 
 func (v *verifier) hashFor(algo packet.HashAlgo, salt []byte, text bool) *sigHash {
@@ -317,25 +326,24 @@ func (v *verifier) writer(out io.Writer) io.Writer {
 	if len(v.hashes) == 0 {
 		return out
 	}
-	ws := make([]io.Writer, 0, len(v.hashes)+1)
+	ws := make([]io.Writer, 0, len(v.hashes))
 	for _, sh := range v.hashes {
 		ws = append(ws, sh.w)
 	}
-	return &teeWriter{hashes: ws, out: out}
+	v.async = newAsyncHashes(ws)
+	return &teeWriter{hashes: v.async, out: out}
 }
 
 // teeWriter hashes what it writes. It is not io.MultiWriter because a
 // hash never fails and the output's errors must come back unchanged.
 type teeWriter struct {
-	hashes []io.Writer
+	hashes *asyncHashes
 	out    io.Writer
 }
 
 func (t *teeWriter) Write(p []byte) (int, error) {
 	n, err := t.out.Write(p)
-	for _, h := range t.hashes {
-		h.Write(p[:n])
-	}
+	t.hashes.Write(p[:n])
 	return n, err
 }
 
@@ -343,6 +351,7 @@ func (t *teeWriter) Write(p []byte) (int, error) {
 // packets whose signature never came, and returns every result in packet
 // order.
 func (v *verifier) finish() []SignatureResult {
+	v.wait()
 	for _, p := range v.pre {
 		if !v.sawLit {
 			v.results = append(v.results, SignatureResult{Status: SigError, Form: p.form, Sig: p.sig,
@@ -377,6 +386,7 @@ func opsStandIn(o *packet.OnePassSignature) *packet.Signature {
 
 // check verifies one signature against its hash.
 func (v *verifier) check(p *pendingSig) SignatureResult {
+	v.wait()
 	sig := p.sig
 	r := SignatureResult{Form: p.form, Sig: sig, Status: SigError}
 	if p.ops != nil {
@@ -536,6 +546,7 @@ func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, 
 		return nil, err
 	}
 	v := &verifier{keys: opt.Signers, res: &Result{}, allowWeak: opt.AllowWeakDigests}
+	defer v.wait()
 	if err := v.signatures(r, "a detached signature"); err != nil {
 		return nil, err
 	}
