@@ -149,8 +149,13 @@ func (s *SKESK) Decrypt(passphrase []byte) ([]byte, CipherAlgo, error) {
 	if s.Version == 5 {
 		return s.decryptV5(passphrase)
 	}
-	if s.Version == 4 && !goCryptoCipher(s.Cipher) {
-		return s.decryptV4Legacy(passphrase)
+	if s.Version == 4 {
+		if key, c, ok, err := s.decryptV4Iterated(passphrase); ok {
+			return key, c, err
+		}
+		if !goCryptoCipher(s.Cipher) {
+			return s.decryptV4Legacy(passphrase)
+		}
 	}
 	pkt := AppendHeader(nil, TagSKESK, int64(len(s.body)))
 	pkt = append(pkt, s.body...)

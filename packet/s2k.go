@@ -1,0 +1,93 @@
+package packet
+
+import (
+	"crypto/cipher"
+	"errors"
+	"fmt"
+)
+
+var errSKESKv4Key = errors.New("SKESK v4: wrong passphrase or damaged packet (the session key's cipher octet)")
+
+// iteratedS2K derives len(key) bytes from passphrase with the iterated and
+// salted S2K of RFC 9580 §3.7.1.3: salt||passphrase repeated until count
+// octets (at least once) go into the hash, in as many hash contexts as
+// the key needs, context i preloaded with i zero octets.
+//
+// It is go-crypto's function fed differently: go-crypto writes salt and
+// passphrase into the hash a few bytes per call, and at gpg's default count
+// (65 MB) the per-call cost outweighed the hashing (0.16 s of CPU for SHA-1
+// with SHA-NI, against 0.04 s for the hash itself). Here the repetition is
+// laid out once in a buffer of whole salt||passphrase periods and written
+// in blocks of up to s2kBlock bytes.
+func iteratedS2K(key []byte, h HashAlgo, salt [8]byte, passphrase []byte, count int) error {
+	if h.New() == nil {
+		return fmt.Errorf("S2K hash %v: not supported", h)
+	}
+	period := len(salt) + len(passphrase)
+	if count < period {
+		count = period
+	}
+	reps := max(s2kBlock/period, 1)
+	block := make([]byte, 0, reps*period)
+	for range reps {
+		block = append(append(block, salt[:]...), passphrase...)
+	}
+	var zeros []byte
+	for done := 0; done < len(key); {
+		hh := h.New()
+		hh.Write(zeros)
+		for left := count; left > 0; {
+			n := min(left, len(block))
+			hh.Write(block[:n])
+			left -= n
+		}
+		done += copy(key[done:], hh.Sum(nil))
+		zeros = append(zeros, 0)
+	}
+	return nil
+}
+
+// s2kBlock is how much of the repetition goes into one hash Write: large
+// enough that the call's fixed cost vanishes, small enough to stay in L2.
+const s2kBlock = 64 << 10
+
+// decryptV4Iterated recovers the session key of a version 4 SKESK whose
+// S2K is iterated and salted (what gpg -c writes), deriving the key with
+// iteratedS2K. ok is false for every other S2K: go-crypto decrypts those.
+func (s *SKESK) decryptV4Iterated(passphrase []byte) (key []byte, c CipherAlgo, ok bool, err error) {
+	b := s.body
+	// version, cipher, S2K type 3, hash, 8 octets of salt, coded count.
+	if len(b) < 2+11 || b[2] != 3 {
+		return nil, 0, false, nil
+	}
+	kekAlgo, h := CipherAlgo(b[1]), HashAlgo(b[3])
+	if kekAlgo.KeySize() == 0 || h.New() == nil {
+		return nil, 0, false, nil
+	}
+	var salt [8]byte
+	copy(salt[:], b[4:12])
+	cc := int(b[12])
+	count := (16 + cc&15) << (cc>>4 + 6)
+	kek := make([]byte, kekAlgo.KeySize())
+	if err := iteratedS2K(kek, h, salt, passphrase, count); err != nil {
+		return nil, 0, false, err
+	}
+	esk := b[13:]
+	if len(esk) == 0 {
+		// No encrypted session key: the derived key is the session key.
+		return kek, kekAlgo, true, nil
+	}
+	blk, err := kekAlgo.NewBlock(kek)
+	if err != nil {
+		return nil, 0, true, err
+	}
+	// CFB with an IV of zeros (RFC 9580 §5.3.1): the cipher octet, then the key.
+	out := make([]byte, len(esk))
+	cipher.NewCFBDecrypter(blk, make([]byte, blk.BlockSize())).XORKeyStream(out, esk)
+	c = CipherAlgo(out[0])
+	key = out[1:]
+	if c.KeySize() == 0 || len(key) != c.KeySize() {
+		return nil, 0, true, errSKESKv4Key
+	}
+	return key, c, true, nil
+}
