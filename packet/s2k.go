@@ -2,8 +2,10 @@ package packet
 
 import (
 	"crypto/cipher"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 )
 
 var errSKESKv4Key = errors.New("SKESK v4: wrong passphrase or damaged packet (the session key's cipher octet)")
@@ -66,8 +68,7 @@ func (s *SKESK) decryptV4Iterated(passphrase []byte) (key []byte, c CipherAlgo, 
 	}
 	var salt [8]byte
 	copy(salt[:], b[4:12])
-	cc := int(b[12])
-	count := (16 + cc&15) << (cc>>4 + 6)
+	count := decodeS2KCount(b[12])
 	kek := make([]byte, kekAlgo.KeySize())
 	if err := iteratedS2K(kek, h, salt, passphrase, count); err != nil {
 		return nil, 0, false, err
@@ -90,4 +91,49 @@ func (s *SKESK) decryptV4Iterated(passphrase []byte) (key []byte, c CipherAlgo, 
 		return nil, 0, true, errSKESKv4Key
 	}
 	return key, c, true, nil
+}
+
+// writeSKESKv4 writes a version 4 SKESK (RFC 9580 §5.3.1): iterated and
+// salted S2K with SHA-256 over at least count octets, and sessionKey
+// encrypted under the derived key (CFB, zero IV) behind its cipher octet,
+// in one Write. It derives the key with iteratedS2K, as reading does.
+func writeSKESKv4(w io.Writer, c CipherAlgo, sessionKey, passphrase []byte, count int) error {
+	if len(sessionKey) != c.KeySize() || c.KeySize() == 0 {
+		return fmt.Errorf("SKESK: a session key of %d bytes for %v", len(sessionKey), c)
+	}
+	var salt [8]byte
+	if _, err := rand.Read(salt[:]); err != nil {
+		return err
+	}
+	coded := encodeS2KCount(count)
+	kek := make([]byte, c.KeySize())
+	if err := iteratedS2K(kek, HashSHA256, salt, passphrase, decodeS2KCount(coded)); err != nil {
+		return err
+	}
+	blk, err := c.NewBlock(kek)
+	if err != nil {
+		return err
+	}
+	body := []byte{4, byte(c), 3, byte(HashSHA256)}
+	body = append(body, salt[:]...)
+	body = append(body, coded)
+	esk := append([]byte{byte(c)}, sessionKey...)
+	cipher.NewCFBEncrypter(blk, make([]byte, blk.BlockSize())).XORKeyStream(esk, esk)
+	body = append(body, esk...)
+	_, err = w.Write(append(AppendHeader(nil, TagSKESK, int64(len(body))), body...))
+	return err
+}
+
+// decodeS2KCount is the octet count a coded count stands for.
+func decodeS2KCount(c byte) int { return (16 + int(c&15)) << (c>>4 + 6) }
+
+// encodeS2KCount is the smallest coded count of at least count octets
+// (the largest, 65011712, for more).
+func encodeS2KCount(count int) byte {
+	for c := 0; c < 256; c++ {
+		if decodeS2KCount(byte(c)) >= count {
+			return byte(c)
+		}
+	}
+	return 255
 }

@@ -86,3 +86,30 @@ func TestSKESKv4IteratedDecrypt(t *testing.T) {
 		}
 	}
 }
+
+// What writeSKESKv4 writes, go-crypto opens to the same session key, and
+// the count it codes is the smallest one at least as large as asked.
+func TestWriteSKESKv4GoCryptoReads(t *testing.T) {
+	for _, c := range []CipherAlgo{CipherAES128, CipherAES192, CipherAES256} {
+		for _, count := range []int{1024, 65536 + 1, S2KCount} {
+			sk := make([]byte, c.KeySize())
+			rand.Read(sk)
+			var buf bytes.Buffer
+			if err := WriteSKESK(&buf, c, sk, []byte("pw"), false, count); err != nil {
+				t.Fatal(err)
+			}
+			gp, err := gcpacket.Read(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, gc, err := gp.(*gcpacket.SymmetricKeyEncrypted).Decrypt([]byte("pw"))
+			if err != nil || CipherAlgo(gc) != c || !bytes.Equal(key, sk) {
+				t.Fatalf("%v, count %d: go-crypto read %x %v %v, want %x", c, count, key, gc, err, sk)
+			}
+			coded := buf.Bytes()[2+12]
+			if got := decodeS2KCount(coded); got < count || (coded > 0 && decodeS2KCount(coded-1) >= count) {
+				t.Fatalf("count %d coded as %d (%d octets)", count, coded, got)
+			}
+		}
+	}
+}

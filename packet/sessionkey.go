@@ -192,6 +192,9 @@ func WriteSKESK(w io.Writer, c CipherAlgo, sessionKey, passphrase []byte, v6 boo
 	if count == 0 {
 		count = s2kCount()
 	}
+	if !v6 {
+		return writeSKESKv4(w, c, sessionKey, passphrase, count)
+	}
 	cfg := &gcpacket.Config{
 		DefaultCipher: gcpacket.CipherFunction(c),
 		S2KConfig:     &s2k.Config{S2KMode: s2k.IteratedSaltedS2K, Hash: crypto.SHA256, S2KCount: count},
