@@ -3,8 +3,9 @@
 # the files users have, each made by the real peer the way users make it:
 # gpg from a pipe (8 KiB partial lengths) and from a file, gpg's default
 # compression, gpg -a, gpg -c, rnp's tag 20 from a pipe, our own tag 20
-# and SEIPD v2, OpenPGP.js's SEIPD v2 (its default and small chunks), a signed message and a detached signature; decrypted to
-# /dev/null, to a file on disk and through a pipe. Beside them the physical
+# and SEIPD v2, OpenPGP.js's SEIPD v2 (its default and small chunks), a
+# signed message and a detached signature; decrypted to /dev/null, to a
+# file on disk and through a pipe. Beside them the physical
 # limits: `cat FILE > /dev/null` and one core's SHA-1 over the same bytes.
 #
 # Timing: hyperfine in alternating rounds (each round runs every command of
