@@ -193,7 +193,7 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	echo '```'
 	echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 	echo "flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|avx2|avx512f|vaes|vpclmulqdq|sha_ni' | tr '\n' ' ')"
-	echo "$("$bin" --version | head -1); $(gpg --version | head -1); $(gpg --version | sed -n 2p); $(rnp --version | head -1)"
+	echo "$("$bin" version | head -1); $(gpg --version | head -1); $(gpg --version | sed -n 2p); $(rnp --version | head -1)"
 	echo "load average at the end of the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo '```'
 	echo
