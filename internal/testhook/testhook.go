@@ -4,7 +4,12 @@
 // never compiles, and no flag, environment variable or file reaches them.
 package testhook
 
-import "github.com/ProtonMail/go-crypto/openpgp/s2k"
+import (
+	"context"
+	"net"
+
+	"github.com/ProtonMail/go-crypto/openpgp/s2k"
+)
 
 var (
 	// S2KCount, when non-zero, replaces the iterated S2K byte count
@@ -24,3 +29,8 @@ func Cheap() {
 	S2KCount = 65536
 	Argon2 = &s2k.Argon2Config{NumberOfPasses: 1, DegreeOfParallelism: 1, Memory: 64}
 }
+
+// Dial, when non-nil, replaces the dialer of the keyserver and WKD
+// clients, so tests can send openpgpkey.example.org to a server on
+// 127.0.0.1 without touching DNS.
+var Dial func(ctx context.Context, network, addr string) (net.Conn, error)

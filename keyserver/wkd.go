@@ -1,0 +1,165 @@
+package keyserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+)
+
+// zbase32Alphabet is z-base-32's (RFC 6189 section 5.1.6, as the WKD
+// draft names it).
+const zbase32Alphabet = "ybndrfg8ejkmcpqxot1uwisza345h769"
+
+// zbase32 encodes b five bits at a time, most significant first, without
+// padding.
+func zbase32(b []byte) string {
+	var sb strings.Builder
+	var acc uint32
+	bits := 0
+	for _, c := range b {
+		acc = acc<<8 | uint32(c)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			sb.WriteByte(zbase32Alphabet[(acc>>bits)&31])
+		}
+	}
+	if bits > 0 {
+		sb.WriteByte(zbase32Alphabet[(acc<<(5-bits))&31])
+	}
+	return sb.String()
+}
+
+// WKDHash is the hashed local part of a WKD URL: z-base-32 of the SHA-1
+// of the local part mapped to lower case (draft-koch-openpgp-webkey-service
+// section 3.1). Only ASCII letters are folded, as the draft specifies.
+func WKDHash(local string) string {
+	sum := sha1.Sum([]byte(asciiLower(local)))
+	return zbase32(sum[:])
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// splitAddress returns the local part and the lowercased domain of an
+// address, with or without angle brackets.
+func splitAddress(email string) (local, domain string, err error) {
+	e := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(email), "<"), ">")
+	at := strings.LastIndexByte(e, '@')
+	if at <= 0 || at == len(e)-1 || strings.ContainsAny(e, " /\\?#") {
+		return "", "", fmt.Errorf("wkd: %q is not an email address", email)
+	}
+	return e[:at], asciiLower(e[at+1:]), nil
+}
+
+// WKDURLs returns the advanced and the direct URL of email's key
+// (section 3.1): the advanced method on the openpgpkey subdomain first,
+// the direct method on the domain itself second.
+func WKDURLs(email string) (advanced, direct string, err error) {
+	local, domain, err := splitAddress(email)
+	if err != nil {
+		return "", "", err
+	}
+	h := WKDHash(local)
+	q := "?l=" + url.QueryEscape(local)
+	advanced = "https://openpgpkey." + domain + "/.well-known/openpgpkey/" + domain + "/hu/" + h + q
+	direct = "https://" + domain + "/.well-known/openpgpkey/hu/" + h + q
+	return advanced, direct, nil
+}
+
+// WKD looks keys up in Web Key Directories.
+type WKD struct{ t *transport }
+
+// NewWKD returns a WKD client; opt.CACertFile replaces the system roots.
+func NewWKD(opt Options) (*WKD, error) {
+	t, err := newTransport(opt)
+	if err != nil {
+		return nil, err
+	}
+	return &WKD{t: t}, nil
+}
+
+// Lookup fetches email's key, advanced method first, then direct, and
+// returns it in binary form holding only the keys with a user ID for
+// email, each with only those user IDs: a directory may serve anything,
+// and a key must not gain names its owner's domain did not vouch for.
+func (w *WKD) Lookup(ctx context.Context, email string) ([]byte, error) {
+	advanced, direct, err := WKDURLs(email)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, u := range []string{advanced, direct} {
+		req, err := http.NewRequest(http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		body, err := w.t.do(ctx, req)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		return FilterByAddress(body, email)
+	}
+	if errors.Is(errs[0], ErrNotFound) && errors.Is(errs[1], ErrNotFound) {
+		return nil, fmt.Errorf("wkd: %w for %s", ErrNotFound, email)
+	}
+	return nil, fmt.Errorf("wkd: %s: %w", email, errors.Join(errs...))
+}
+
+// FilterByAddress keeps, of the keys in data (binary or armored), those
+// with a user ID whose address is email (compared in lower case), and of
+// their user IDs only those. It is an error if no key is left.
+func FilterByAddress(data []byte, email string) ([]byte, error) {
+	local, domain, err := splitAddress(email)
+	if err != nil {
+		return nil, err
+	}
+	want := asciiLower(local) + "@" + domain
+	var ents v2.EntityList
+	if bytes.Contains(data, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----")) {
+		ents, err = v2.ReadArmoredKeyRing(bytes.NewReader(data))
+	} else {
+		ents, err = v2.ReadKeyRing(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("wkd: %s: reading the served key: %w", email, err)
+	}
+	var out bytes.Buffer
+	kept := 0
+	for _, e := range ents {
+		if e.PrivateKey != nil {
+			continue // a directory serves public keys only
+		}
+		for name, id := range e.Identities {
+			if asciiLower(id.UserId.Email) != want {
+				delete(e.Identities, name)
+			}
+		}
+		if len(e.Identities) == 0 {
+			continue
+		}
+		if err := e.Serialize(&out); err != nil {
+			return nil, fmt.Errorf("wkd: %s: %w", email, err)
+		}
+		kept++
+	}
+	if kept == 0 {
+		return nil, fmt.Errorf("wkd: the key served for %s has no user ID with that address", email)
+	}
+	return out.Bytes(), nil
+}
