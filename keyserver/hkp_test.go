@@ -297,3 +297,19 @@ func foreignSigs(t *testing.T, armored []byte, keyID string) int {
 		}
 	}
 }
+
+func TestFilterByID(t *testing.T) {
+	both := append(readFixture(t, "joe.asc"), readFixture(t, "carol.asc")...)
+	for _, id := range []string{joeFpr, joeKeyID, "70B161250E9BE6F3"} { // the last: Joe's subkey
+		data, err := FilterByID(both, id)
+		if err != nil {
+			t.Fatalf("FilterByID(%s): %v", id, err)
+		}
+		if got := userIDs(t, data); len(got) != 2 {
+			t.Errorf("FilterByID(%s) kept %q, want Joe's two user IDs", id, got)
+		}
+	}
+	if _, err := FilterByID(readFixture(t, "carol.asc"), joeFpr); err == nil || !strings.Contains(err.Error(), "another key") {
+		t.Errorf("another key served: %v", err)
+	}
+}

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 )
 
 // zbase32Alphabet is z-base-32's (RFC 6189 section 5.1.6, as the WKD
@@ -130,12 +128,7 @@ func FilterByAddress(data []byte, email string) ([]byte, error) {
 		return nil, err
 	}
 	want := asciiLower(local) + "@" + domain
-	var ents v2.EntityList
-	if bytes.Contains(data, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----")) {
-		ents, err = v2.ReadArmoredKeyRing(bytes.NewReader(data))
-	} else {
-		ents, err = v2.ReadKeyRing(bytes.NewReader(data))
-	}
+	ents, err := readKeys(data)
 	if err != nil {
 		return nil, fmt.Errorf("wkd: %s: reading the served key: %w", email, err)
 	}
