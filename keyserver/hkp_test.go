@@ -78,7 +78,7 @@ func (s *hkpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
+	b, err := os.ReadFile("../testdata/keys/wkd-" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,15 +100,15 @@ func (w *WKD) Lookup(ctx context.Context, email string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var errs []error
-	for _, u := range []string{advanced, direct} {
+	var errs [2]error
+	for i, u := range []string{advanced, direct} {
 		req, err := http.NewRequest(http.MethodGet, u, nil)
 		if err != nil {
 			return nil, err
 		}
 		body, err := w.t.do(ctx, req)
 		if err != nil {
-			errs = append(errs, err)
+			errs[i] = err
 			continue
 		}
 		return FilterByAddress(body, email)
@@ -116,8 +116,21 @@ func (w *WKD) Lookup(ctx context.Context, email string) ([]byte, error) {
 	if errors.Is(errs[0], ErrNotFound) && errors.Is(errs[1], ErrNotFound) {
 		return nil, fmt.Errorf("wkd: %w for %s", ErrNotFound, email)
 	}
-	return nil, fmt.Errorf("wkd: %s: %w", email, errors.Join(errs...))
+	return nil, &lookupError{email, errs}
 }
+
+// lookupError is a WKD lookup that failed other than by "not found":
+// both methods' errors, on one line.
+type lookupError struct {
+	email string
+	errs  [2]error // advanced, direct
+}
+
+func (e *lookupError) Error() string {
+	return fmt.Sprintf("wkd: %s: advanced method: %v; direct method: %v", e.email, e.errs[0], e.errs[1])
+}
+
+func (e *lookupError) Unwrap() []error { return e.errs[:] }
 
 // FilterByAddress keeps, of the keys in data (binary or armored), those
 // with a user ID whose address is email (compared in lower case), and of

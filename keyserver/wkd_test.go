@@ -11,6 +11,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"io"
+	"log"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -137,6 +139,7 @@ func startWKD(t *testing.T, s *wkdServer, subdomain bool) string {
 	cert, caFile := testCA(t, "openpgpkey.example.org", "example.org")
 	ts := httptest.NewUnstartedServer(s)
 	ts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // untrusting clients are tested
 	ts.StartTLS()
 	t.Cleanup(ts.Close)
 	addr := ts.Listener.Addr().String()

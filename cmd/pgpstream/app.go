@@ -25,6 +25,7 @@ func newApp(st *state) *cli.App {
    pgpstream [options] inspect [--json] [FILE]
    pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO [USAGE [EXPIRE]]]
    pgpstream --quick-set-expire|--quick-add-key|--quick-add-uid|--quick-revoke-uid|--passwd FPR ...
+   pgpstream --keyserver URL --recv-keys|--search-keys|--send-keys|--refresh-keys ... | --locate-keys EMAIL...
 
 Options come before the files, as in gpg: short ones bundle (-bsau KEY),
 long ones may be shortened to a unique prefix (--arm), and gpg.conf in
@@ -190,6 +191,9 @@ func progName(args []string) string {
 func dispatch(st *state, o *options) error {
 	if err := readPassphraseFd(st, o); err != nil {
 		return err
+	}
+	if fn := networkCommands[o.cmd]; fn != nil {
+		return fn(st, o)
 	}
 	switch o.cmd {
 	case "":

@@ -136,6 +136,13 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			return err
 		}
 		rcs, err := ring.Recipients(spec)
+		if errors.Is(err, keyring.ErrNoKey) {
+			if found, lerr := autoLocate(o, st, ring, spec); lerr != nil {
+				return fmt.Errorf("recipient %q: %w", spec, lerr)
+			} else if found {
+				rcs, err = ring.Recipients(spec)
+			}
+		}
 		if err != nil {
 			// INV_RECP's reasons: 1 not found, 2 ambiguous, 0 other.
 			reason := 0

@@ -148,6 +148,7 @@ type options struct {
 	seen                    map[string]bool   // long names given, for rules about combinations
 	commands                []string          // every command option, in order
 	confWarnings            []string
+	net                     netOpts // keyservers and WKD (network.go)
 }
 
 func (o *options) given(long string) bool { return o.seen[long] }
@@ -228,7 +229,7 @@ func command(name string) func(*options, string) error {
 // --help says, and, for gpg's options that change nothing here, why.
 // The kNoop entries are the one list of accepted-and-ignored options;
 // --help and README's compatibility section are made from it.
-var optionTable = append(append(baseOptions, profileOptions()...), lifecycleOpts...)
+var optionTable = append(append(append(baseOptions, profileOptions()...), lifecycleOpts...), networkOptions()...)
 
 var baseOptions = []optDef{
 	// Commands.
@@ -406,9 +407,7 @@ var baseOptions = []optDef{
 	{long: "charset", arg: "NAME", kind: kNoop, usage: "messages are UTF-8"},
 	{long: "display-charset", arg: "NAME", kind: kNoop, usage: "messages are UTF-8"},
 	{long: "no-auto-check-trustdb", kind: kNoop, usage: "there is no trust database"},
-	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream never fetches keys from the network"},
-	{long: "no-auto-key-locate", kind: kNoop, usage: "pgpstream looks keys up only in its ring"},
-	{long: "auto-key-locate", arg: "LIST", kind: kNoop, usage: "pgpstream looks keys up only in its ring (gpg's \"local\")"},
+	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream fetches keys only when a command or --auto-key-locate asks"},
 	{long: "disable-dirmngr", kind: kNoop, usage: "pgpstream uses no dirmngr"},
 	{long: "no-autostart", kind: kNoop, usage: "pgpstream starts no agent"},
 	{long: "no-symkey-cache", kind: kNoop, usage: "pgpstream caches no passphrase"},
@@ -426,8 +425,6 @@ var baseOptions = []optDef{
 	{long: "command-fd", arg: "N", kind: kNoop, usage: "pgpstream asks nothing there: answers come from --yes, --batch and --passphrase*"},
 	{long: "no-emit-version", kind: kNoop, usage: "armor carries no Version header anyway"},
 	{long: "no-comments", kind: kNoop, usage: "armor carries no Comment header anyway"},
-	{long: "keyserver", arg: "URL", kind: kNoop, usage: "pgpstream has no keyserver commands"},
-	{long: "keyserver-options", arg: "LIST", kind: kNoop, usage: "pgpstream has no keyserver commands"},
 	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
 	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted; verification reports have one format"},
 	{long: "secret-keyring", arg: "FILE", kind: kNoop, usage: "obsolete in gpg 2.1 too: secret keys are where the home keeps them"},

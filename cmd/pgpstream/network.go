@@ -1,0 +1,443 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pgpstream/pgpstream/keyring"
+	"github.com/pgpstream/pgpstream/keyserver"
+)
+
+// netOpts are the options of the commands that reach keyservers and Web
+// Key Directories (and of -r's --auto-key-locate).
+type netOpts struct {
+	keyserver     string
+	ksOptions     []string // --keyserver-options, each a list
+	autoKeyLocate []string // --auto-key-locate, each a list, in order
+}
+
+// networkCommands run the command options of networkOptions. Keys they
+// fetch are imported as --import's are: the keyring drops third-party
+// signatures and writes under its lock.
+var networkCommands = map[string]func(*state, *options) error{
+	"recv-keys":    cmdRecvKeys,
+	"search-keys":  cmdSearchKeys,
+	"send-keys":    cmdSendKeys,
+	"refresh-keys": cmdRefreshKeys,
+	"locate-keys":  cmdLocateKeys,
+}
+
+const catNet = "Keyservers and key discovery"
+
+// networkOptions are the option table's entries for the network.
+func networkOptions() []optDef {
+	return []optDef{
+		{long: "recv-keys", kind: kCommand, cat: catCommand, usage: "fetch KEYID|FPR... from the --keyserver and import them"},
+		{long: "receive-keys", alias: "recv-keys", kind: kCommand, hidden: true},
+		{long: "search-keys", kind: kCommand, cat: catCommand, usage: "search the --keyserver for PATTERN; pick keys to import (with --batch: only list)"},
+		{long: "send-keys", kind: kCommand, cat: catCommand, usage: "publish the public keys KEY... on the --keyserver"},
+		{long: "refresh-keys", kind: kCommand, cat: catCommand, usage: "fetch every key of the ring (or those matching PATTERN...) again from the --keyserver"},
+		{long: "locate-keys", kind: kCommand, cat: catCommand, usage: "find the keys of EMAIL... in the ring, else by --auto-key-locate (default local,wkd), and list them"},
+		{long: "keyserver", arg: "URL", cat: catNet, usage: "HKP keyserver: hkp://HOST[:PORT] (port 11371) or hkps://HOST[:PORT] (TLS, port 443); no default", set: setString(func(o *options) *string { return &o.net.keyserver })},
+		{long: "keyserver-options", arg: "LIST", cat: catNet, usage: "timeout=SECONDS (default 30); ca-cert-file=FILE or hkp-cacert=FILE: trust only the CAs in FILE for hkps and WKD", set: addString(func(o *options) *[]string { return &o.net.ksOptions })},
+		{long: "auto-key-locate", arg: "LIST", cat: catNet, usage: "where -r EMAIL looks when the ring has no key: local, wkd, clear, nodefault (default: the ring only)", set: addString(func(o *options) *[]string { return &o.net.autoKeyLocate })},
+		{long: "no-auto-key-locate", cat: catNet, usage: "look keys up only in the ring", set: func(o *options, _ string) error {
+			o.net.autoKeyLocate = append(o.net.autoKeyLocate, "clear")
+			return nil
+		}},
+	}
+}
+
+// netOptions reads --keyserver-options.
+func netOptions(o *options) (keyserver.Options, error) {
+	var ko keyserver.Options
+	for _, v := range o.net.ksOptions {
+		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+			name, val, _ := strings.Cut(item, "=")
+			switch name {
+			case "timeout":
+				n, err := strconv.Atoi(val)
+				if err != nil || n <= 0 {
+					return ko, usagef("--keyserver-options timeout=%s: expected a number of seconds", val)
+				}
+				ko.Timeout = time.Duration(n) * time.Second
+			case "ca-cert-file", "hkp-cacert":
+				if val == "" {
+					return ko, usagef("--keyserver-options %s=FILE: no file given", name)
+				}
+				ko.CACertFile = val
+			default:
+				return ko, usagef("unknown --keyserver-options %q (known: timeout=SECONDS, ca-cert-file=FILE, hkp-cacert=FILE)", name)
+			}
+		}
+	}
+	return ko, nil
+}
+
+func hkpClient(o *options) (*keyserver.HKP, error) {
+	ks := o.net.keyserver
+	if ks == "" {
+		return nil, withHints(errors.New("no keyserver given"), "name one with --keyserver hkps://HOST")
+	}
+	opt, err := netOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	return keyserver.NewHKP(ks, opt)
+}
+
+// importNetwork imports data from a network source and says what it did
+// as gpg does, in one line per source.
+func importNetwork(st *state, ring *keyring.Ring, data []byte, what string) (keyring.ImportStats, error) {
+	stats, err := ring.Import(bytes.NewReader(data))
+	if err != nil {
+		return stats, fmt.Errorf("importing %s: %w", what, err)
+	}
+	if !st.quiet {
+		fmt.Fprintf(st.stderr, "%s: %s: processed %d, imported %d, unchanged %d, new user IDs %d, new subkeys %d, new signatures %d\n", st.prog,
+			what, stats.Processed, stats.Imported, stats.Unchanged, stats.NewUserIDs, stats.NewSubkeys, stats.NewSigs)
+	}
+	return stats, nil
+}
+
+// recv fetches id from ks and imports only the key it names.
+func recv(ctx context.Context, st *state, ring *keyring.Ring, ks *keyserver.HKP, id string) error {
+	data, err := ks.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if data, err = keyserver.FilterByID(data, id); err != nil {
+		return err
+	}
+	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")))
+	return err
+}
+
+func cmdRecvKeys(st *state, o *options) error {
+	if len(o.args) == 0 {
+		return usagef("--recv-keys needs KEYID or fingerprint arguments")
+	}
+	ks, err := hkpClient(o)
+	if err != nil {
+		return err
+	}
+	ring, err := openRing(st, o)
+	if err != nil {
+		return err
+	}
+	for _, id := range o.args {
+		if err := recv(context.Background(), st, ring, ks, id); err != nil {
+			return fmt.Errorf("keyserver receive failed: %w", err)
+		}
+	}
+	return nil
+}
+
+func cmdSendKeys(st *state, o *options) error {
+	if len(o.args) == 0 {
+		return usagef("--send-keys needs KEY arguments")
+	}
+	ks, err := hkpClient(o)
+	if err != nil {
+		return err
+	}
+	ring, err := openRing(st, o)
+	if err != nil {
+		return err
+	}
+	for _, spec := range o.args {
+		k, err := ring.Lookup(spec, false)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := ring.Export(&buf, []string{k.Fingerprint()}, false, true); err != nil {
+			return err
+		}
+		if !st.quiet {
+			fmt.Fprintf(st.stderr, "%s: sending key %s to %s\n", st.prog, k.Fingerprint(), ks.URL())
+		}
+		if err := ks.Send(context.Background(), buf.Bytes()); err != nil {
+			return fmt.Errorf("keyserver send failed: %w", err)
+		}
+	}
+	return nil
+}
+
+func cmdRefreshKeys(st *state, o *options) error {
+	ks, err := hkpClient(o)
+	if err != nil {
+		return err
+	}
+	ring, err := openRing(st, o)
+	if err != nil {
+		return err
+	}
+	keys, err := ring.Select(o.args, false)
+	if err != nil {
+		return err
+	}
+	if !st.quiet {
+		fmt.Fprintf(st.stderr, "%s: refreshing %d keys from %s\n", st.prog, len(keys), ks.URL())
+	}
+	for _, k := range keys {
+		err := recv(context.Background(), st, ring, ks, k.Fingerprint())
+		if errors.Is(err, keyserver.ErrNotFound) {
+			// A key never published is no failure of the others.
+			st.warnf("key %s not found on the keyserver", k.Fingerprint())
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("keyserver refresh failed: %w", err)
+		}
+	}
+	return nil
+}
+
+// keyAlgoName names an OpenPGP public-key algorithm number as gpg's
+// search listing does.
+func keyAlgoName(a int) string {
+	switch a {
+	case 1, 2, 3:
+		return "RSA"
+	case 16, 20:
+		return "ELG"
+	case 17:
+		return "DSA"
+	case 18:
+		return "ECDH"
+	case 19:
+		return "ECDSA"
+	case 22:
+		return "EDDSA"
+	case 25:
+		return "X25519"
+	case 26:
+		return "X448"
+	case 27:
+		return "ED25519"
+	case 28:
+		return "ED448"
+	}
+	return "unknown"
+}
+
+func cmdSearchKeys(st *state, o *options) error {
+	if len(o.args) == 0 {
+		return usagef("--search-keys needs a PATTERN")
+	}
+	ks, err := hkpClient(o)
+	if err != nil {
+		return err
+	}
+	pattern := strings.Join(o.args, " ")
+	res, err := ks.Search(context.Background(), pattern)
+	if errors.Is(err, keyserver.ErrNotFound) || err == nil && len(res) == 0 {
+		return fmt.Errorf("no key on %s matches %q", ks.URL(), pattern)
+	}
+	if err != nil {
+		return fmt.Errorf("keyserver search failed: %w", err)
+	}
+	w := st.stdout
+	fmt.Fprintf(st.stderr, "%s: data source: %s\n", st.prog, ks.URL())
+	for i, r := range res {
+		fmt.Fprintf(w, "(%d)", i+1)
+		for j, u := range r.UserIDs {
+			if j > 0 {
+				fmt.Fprint(w, "\n")
+			}
+			fmt.Fprintf(w, "\t%s", u)
+		}
+		if len(r.UserIDs) == 0 {
+			fmt.Fprint(w, "\t[no user ID]")
+		}
+		id := r.KeyID
+		if len(id) > 16 {
+			id = id[len(id)-16:]
+		}
+		fmt.Fprintf(w, "\n\t  %d bit %s key %s", r.Bits, keyAlgoName(r.Algo), id)
+		if !r.Created.IsZero() {
+			fmt.Fprintf(w, ", created: %s", r.Created.Format("2006-01-02"))
+		}
+		if !r.Expires.IsZero() {
+			fmt.Fprintf(w, ", expires: %s", r.Expires.Format("2006-01-02"))
+		}
+		switch {
+		case r.Revoked:
+			fmt.Fprint(w, " (revoked)")
+		case r.Expired:
+			fmt.Fprint(w, " (expired)")
+		case r.Disabled:
+			fmt.Fprint(w, " (disabled)")
+		}
+		fmt.Fprint(w, "\n")
+	}
+	if o.batch {
+		return nil
+	}
+	// gpg's prompt; the answer is read from standard input.
+	fmt.Fprintf(st.stderr, "Keys 1-%d of %d for %q.  Enter number(s), or Q)uit > ", len(res), len(res), pattern)
+	line, _ := bufio.NewReader(st.stdin).ReadString('\n')
+	var picked []string
+	for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' }) {
+		if f == "q" || f == "Q" {
+			return nil
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > len(res) {
+			return usagef("no key number %q: expected 1 to %d", f, len(res))
+		}
+		picked = append(picked, res[n-1].KeyID)
+	}
+	if len(picked) == 0 {
+		return nil
+	}
+	ring, err := openRing(st, o)
+	if err != nil {
+		return err
+	}
+	for _, id := range picked {
+		if err := recv(context.Background(), st, ring, ks, id); err != nil {
+			return fmt.Errorf("keyserver receive failed: %w", err)
+		}
+	}
+	return nil
+}
+
+// locateMechanisms reads --auto-key-locate as gpg does: the list given
+// replaces def; the ring is looked at first unless the list names local
+// (at its place) or nodefault; clear forgets what came before it.
+func locateMechanisms(o *options, def []string) ([]string, error) {
+	v := strings.Join(o.net.autoKeyLocate, ",")
+	if v == "" {
+		return def, nil
+	}
+	var mech []string
+	nodefault := false
+	for _, m := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		switch m {
+		case "clear":
+			mech, nodefault = nil, false
+		case "nodefault":
+			nodefault = true
+		case "local", "wkd":
+			mech = append(mech, m)
+		default:
+			return nil, usagef("--auto-key-locate %s: pgpstream knows local and wkd (and clear, nodefault)", m)
+		}
+	}
+	if !nodefault && !slices.Contains(mech, "local") {
+		mech = append([]string{"local"}, mech...)
+	}
+	return mech, nil
+}
+
+// fetchWKD looks email up in its Web Key Directory and imports what is
+// found.
+func fetchWKD(o *options, st *state, ring *keyring.Ring, email string) error {
+	opt, err := netOptions(o)
+	if err != nil {
+		return err
+	}
+	w, err := keyserver.NewWKD(opt)
+	if err != nil {
+		return err
+	}
+	data, err := w.Lookup(context.Background(), email)
+	if err != nil {
+		return err
+	}
+	_, err = importNetwork(st, ring, data, "WKD key for "+email)
+	return err
+}
+
+// addrSpec is the ring pattern for exactly the address email.
+func addrSpec(email string) string {
+	return "<" + strings.TrimSuffix(strings.TrimPrefix(email, "<"), ">") + ">"
+}
+
+// isAddress reports whether spec names a mail address (addr@domain or
+// <addr@domain>), the only recipients a directory can be asked about.
+func isAddress(spec string) bool {
+	s := strings.TrimSuffix(strings.TrimPrefix(spec, "<"), ">")
+	at := strings.IndexByte(s, '@')
+	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " =")
+}
+
+func cmdLocateKeys(st *state, o *options) error {
+	if len(o.args) == 0 {
+		return usagef("--locate-keys needs EMAIL arguments")
+	}
+	// gpg 2.2's default for --locate-keys: the ring, then the directory.
+	mech, err := locateMechanisms(o, []string{"local", "wkd"})
+	if err != nil {
+		return err
+	}
+	ring, err := openRing(st, o)
+	if err != nil {
+		return err
+	}
+	var specs []string
+	for _, email := range o.args {
+		if !isAddress(email) {
+			return usagef("--locate-keys %q: expected an email address", email)
+		}
+		spec := addrSpec(email)
+		if err := locate(o, st, ring, mech, spec); err != nil {
+			return err
+		}
+		specs = append(specs, spec)
+	}
+	return ring.ListKeys(st.stdout, specs, false, o.withColons)
+}
+
+// locate tries mech in order until the ring holds a key for spec.
+func locate(o *options, st *state, ring *keyring.Ring, mech []string, spec string) error {
+	var errs []error
+	for _, m := range mech {
+		switch m {
+		case "local":
+			if _, err := ring.Select([]string{spec}, false); err == nil {
+				return nil
+			}
+		case "wkd":
+			err := fetchWKD(o, st, ring, strings.Trim(spec, "<>"))
+			if err == nil {
+				return nil
+			}
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("no key for %s: %w", spec, errors.Join(errs...))
+	}
+	return fmt.Errorf("no key for %s (looked in: %s)", spec, strings.Join(mech, ", "))
+}
+
+// autoLocate is -r's fallback when the ring has no key for spec: with
+// --auto-key-locate naming wkd and spec an address, it fetches the key
+// from the address's directory and reports whether it did. The default
+// is the ring alone, so that encrypting never tells a network who the
+// recipients are unless the user asked for it.
+func autoLocate(o *options, st *state, ring *keyring.Ring, spec string) (bool, error) {
+	mech, err := locateMechanisms(o, []string{"local"})
+	if err != nil || !isAddress(spec) {
+		return false, err
+	}
+	for _, m := range mech {
+		if m == "wkd" {
+			if err := fetchWKD(o, st, ring, strings.Trim(spec, "<>")); err != nil {
+				return false, err
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
