@@ -106,8 +106,20 @@ func newTransport(opt Options) (*transport, error) {
 		TLSHandshakeTimeout: timeout,
 		ForceAttemptHTTP2:   true,
 	}
-	t.hc = &http.Client{Transport: tr, Timeout: timeout}
+	t.hc = &http.Client{Transport: tr, Timeout: timeout, CheckRedirect: checkRedirect}
 	return t, nil
+}
+
+// checkRedirect follows at most 5 redirects and never from https to
+// http: a key asked for over TLS must not arrive in the clear.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return fmt.Errorf("more than %d redirects", len(via))
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirected from https to %s", req.URL.Redacted())
+	}
+	return nil
 }
 
 // do sends req and returns the body of a 200 response, at most t.max bytes.

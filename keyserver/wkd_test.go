@@ -242,3 +242,23 @@ func TestFilterByAddressArmored(t *testing.T) {
 		t.Errorf("user IDs %q", got)
 	}
 }
+
+func TestWKDRedirectToHTTP(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(binaryKey(t, "joe.asc"))
+	}))
+	defer plain.Close()
+	cert, caFile := testCA(t, "openpgpkey.example.org", "example.org")
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+r.URL.Path, http.StatusFound)
+	}))
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	ts.StartTLS()
+	defer ts.Close()
+	mapHost(t, "openpgpkey.example.org", ts.Listener.Addr().String())
+	mapHost(t, "example.org", ts.Listener.Addr().String())
+	w, _ := NewWKD(Options{CACertFile: caFile})
+	if _, err := w.Lookup(context.Background(), "joe.doe@example.org"); err == nil || !strings.Contains(err.Error(), "redirected from https to http://127.0.0.1") {
+		t.Errorf("redirect to http: %v", err)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
@@ -257,4 +258,29 @@ func scriptCA(ts *testscript.TestScript, names []string) (tls.Certificate, []byt
 	ts.Check(err)
 	return tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey},
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+}
+
+func TestLocateMechanisms(t *testing.T) {
+	for _, c := range []struct {
+		given []string
+		def   []string
+		want  string
+	}{
+		{nil, []string{"local"}, "local"},
+		{nil, []string{"local", "wkd"}, "local,wkd"},
+		{[]string{"wkd"}, []string{"local"}, "local,wkd"},
+		{[]string{"wkd,local"}, []string{"local"}, "wkd,local"},
+		{[]string{"nodefault,wkd"}, []string{"local"}, "wkd"},
+		{[]string{"wkd", "clear"}, []string{"local", "wkd"}, "local"}, // --no-auto-key-locate
+		{[]string{"local wkd"}, nil, "local,wkd"},
+	} {
+		o := &options{net: netOpts{autoKeyLocate: c.given}}
+		got, err := locateMechanisms(o, c.def)
+		if err != nil || strings.Join(got, ",") != c.want {
+			t.Errorf("locateMechanisms(%q, %q) = %q, %v, want %s", c.given, c.def, got, err, c.want)
+		}
+	}
+	if _, err := locateMechanisms(&options{net: netOpts{autoKeyLocate: []string{"dane"}}}, nil); err == nil {
+		t.Error("dane accepted")
+	}
 }
