@@ -126,8 +126,12 @@ func TestStreamingMemory(t *testing.T) {
 				}
 				rss[size] = [2]int64{enc, dec}
 				// The bound pgpstream promises, worker pool and 4 MiB
-				// AEAD chunks included.
-				const boundKiB = 32 << 10
+				// AEAD chunks included. 34 MiB since the binary links
+				// the keyserver client: net/http and crypto/tls add about
+				// 1 MiB to every process (pgpstream -c of 1 MiB: 13204 ->
+				// 14280 KiB peak RSS), which took this test from 31.7 MiB
+				// to 33.0.
+				const boundKiB = 34 << 10
 				if enc > boundKiB || dec > boundKiB {
 					t.Errorf("%d MiB: peak RSS encrypt %d KiB, decrypt %d KiB; the bound is %d KiB", size>>20, enc, dec, boundKiB)
 				}
