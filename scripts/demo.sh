@@ -46,7 +46,7 @@ src="dd if=/dev/zero bs=1M count=$size_mib status=none"
 
 timed pe "$src | $P --encrypt --force-aead --recipient demo@example.org --cipher-algo aes128 --compress-algo none --output $tmp/demo.pgp"
 timed pd "$P --decrypt $tmp/demo.pgp > /dev/null"
-echo "pgpstream --force-aead (SEIPD v2 OCB), $size_mib MiB of zeros from a pipe:"
+echo "pgpstream --force-aead (tag 20 OCB, what GnuPG 2.4 writes for this key), $size_mib MiB of zeros from a pipe:"
 echo "  encrypt  $(rate "$pe")"
 echo "  decrypt  $(rate "$pd")  to /dev/null"
 rm -f "$tmp/demo.pgp"
