@@ -352,7 +352,7 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 		// Something inside did not parse. Finish the integrity check
 		// first: tampering must be reported as tampering, and a parse
 		// error in authenticated data as one generic error.
-		if derr := drain(plain); derr != nil {
+		if derr := iobuf.Discard(plain); derr != nil {
 			// The encrypted packet itself is broken: truncated, or
 			// failed its check. Neither depends on the plaintext.
 			return derr
@@ -366,7 +366,7 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 			}
 			return err
 		}
-		if derr := drain(plain); derr != nil {
+		if derr := iobuf.Discard(plain); derr != nil {
 			return derr
 		}
 		return ErrMalformed
@@ -377,19 +377,6 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 	}
 	d.opt.Events.Verified()
 	return nil
-}
-
-func drain(r iobuf.Reader) error {
-	for {
-		buf, err := r.Peek(1)
-		r.Consume(len(buf))
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // writeError marks a failure of the output, so it is not mistaken for bad input.

@@ -467,25 +467,12 @@ func (l *lister) inside(plain iobuf.Reader, base int64, depth int) error {
 		if errors.Is(err, filter.ErrAuthentication) {
 			return err
 		}
-		if derr := drainAll(inner); derr != nil {
+		if derr := iobuf.Discard(inner); derr != nil {
 			return derr
 		}
 		return filter.ErrMalformed
 	}
-	return drainAll(inner)
-}
-
-func drainAll(r iobuf.Reader) error {
-	for {
-		buf, err := r.Peek(1)
-		r.Consume(len(buf))
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return iobuf.Discard(inner)
 }
 
 // sessionKey tries the PKESKs, then the SKESKs, read before the data.

@@ -205,6 +205,21 @@ func ReadVia(r Reader, p []byte) (int, error) {
 // one system call per 8 KiB.
 const gatherMin = DefaultSize / 2
 
+// Discard consumes the rest of r, for data that is skipped (a packet
+// nobody reads, a stream drained so its trailer is checked).
+func Discard(r Reader) error {
+	for {
+		buf, err := r.Peek(1)
+		r.Consume(len(buf))
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // WriteTo drains r into w. A round of at least gatherMin bytes goes
 // straight from r's buffer to w; smaller ones are gathered first (one
 // copy), so every write but the last is at least gatherMin bytes.

@@ -227,18 +227,7 @@ func (b *Body) Read(p []byte) (int, error) {
 func (b *Body) WriteTo(w io.Writer) (int64, error) { return iobuf.WriteTo(b, w) }
 
 // Discard consumes the rest of the body, for packets that are skipped.
-func (b *Body) Discard() error {
-	for {
-		buf, err := b.Peek(1)
-		b.Consume(len(buf))
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
+func (b *Body) Discard() error { return iobuf.Discard(b) }
 
 // ReadAll reads a whole body of at most limit bytes, for the small packets
 // (session keys, signatures, markers) whose fields are parsed in memory.
