@@ -197,13 +197,6 @@ func sessionKey(t *testing.T, h *gnupgtest.Home, msg []byte) []byte {
 	return nil
 }
 
-func leftPad(b []byte, n int) []byte {
-	if len(b) >= n {
-		return b
-	}
-	return append(make([]byte, n-len(b)), b...)
-}
-
 func TestEscaping(t *testing.T) {
 	in := []byte("a%b\r\nc")
 	got, err := unescape([]byte("a%25b%0D%0Ac"))

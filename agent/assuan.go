@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -79,8 +78,7 @@ type Conn struct {
 // reports it (gpg 2.1.13+ may put it under /run/user when home is the
 // default one), else home/S.gpg-agent.
 func SocketPath(home string) string {
-	cmd := exec.Command("gpgconf", "--list-dirs", "agent-socket")
-	cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
+	cmd := exec.Command("gpgconf", "--homedir", home, "--list-dirs", "agent-socket")
 	if out, err := cmd.Output(); err == nil {
 		if p := strings.TrimSpace(string(out)); p != "" {
 			return unescapeColons(p)
@@ -98,10 +96,9 @@ func unescapeColons(s string) string {
 }
 
 // Launch starts the home's agent if it is not running, as gpg does
-// (gpgconf --launch gpg-agent).
+// (gpgconf --homedir HOME --launch gpg-agent).
 func Launch(home string) error {
-	cmd := exec.Command("gpgconf", "--launch", "gpg-agent")
-	cmd.Env = append(os.Environ(), "GNUPGHOME="+home)
+	cmd := exec.Command("gpgconf", "--homedir", home, "--launch", "gpg-agent")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("gpgconf --launch gpg-agent: %v: %s", err, bytes.TrimSpace(out))
 	}

@@ -21,6 +21,9 @@ type Signer struct {
 	// Made, when set, is given each signature once it is made (for
 	// gpg's SIG_CREATED status line).
 	Made func(sig *gcpacket.Signature)
+	// SignError, when set, says why the last signature by a key whose
+	// secret half is elsewhere (gpg-agent) failed, or nil.
+	SignError func() error
 }
 
 // SignOptions configure Sign and DetachSign.
@@ -146,7 +149,13 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 // signer first.
 func (s *signing) writeSignatures(w io.Writer) error {
 	for i, sig := range s.sigs {
-		if err := sig.Sign(s.hashes[i], s.signers[i].Key, s.configs[i]); err != nil {
+		err := sig.Sign(s.hashes[i], s.signers[i].Key, s.configs[i])
+		if err == nil && s.signers[i].SignError != nil {
+			// go-crypto drops a crypto.Signer's error for RSA and
+			// EdDSA; a key held elsewhere (gpg-agent) reports it here.
+			err = s.signers[i].SignError()
+		}
+		if err != nil {
 			return fmt.Errorf("signing with %X: %w", s.signers[i].Key.Fingerprint, err)
 		}
 		if err := sig.Serialize(w); err != nil {

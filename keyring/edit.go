@@ -64,6 +64,9 @@ func (r *Ring) editableKey(fpr string) (*Key, error) {
 	if k == nil {
 		return nil, noKey(fpr, false)
 	}
+	if k.sec == nil && k.inAgent(true) {
+		return nil, fmt.Errorf("%w: %w", k.inAgentError("use gpg for it"), ErrNoSecretKey)
+	}
 	if k.sec == nil {
 		return nil, fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), ErrNoSecretKey)
 	}

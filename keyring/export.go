@@ -32,6 +32,9 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal b
 		v6 = v6 || k.Version() == 6
 		b := k.pub
 		if secret {
+			if k.sec == nil {
+				return k.inAgentError("export it with gpg --export-secret-keys")
+			}
 			if b, err = k.secretExportBlock(); err != nil {
 				return err
 			}

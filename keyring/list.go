@@ -1,6 +1,7 @@
 package keyring
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -71,15 +72,20 @@ func expiryOf(pk *packet.PublicKey, sig *packet.Signature) time.Time {
 	return pk.CreationTime.Add(time.Duration(*sig.KeyLifetimeSecs) * time.Second)
 }
 
+// secretMark asks gpg-agent only once it was started for a secret key:
+// listing public keys and choosing recipients never start it.
 func (k *Key) secretMark(pk *packet.PublicKey) byte {
-	if k.sec == nil {
+	if k.sec == nil && !k.inAgent(false) {
 		return 0
 	}
-	priv := k.PrivateKey(pk.Fingerprint)
-	if priv == nil || priv.Dummy() {
-		return '#'
+	priv := k.privs[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))]
+	if priv != nil && !priv.Dummy() {
+		return '+'
 	}
-	return '+'
+	if m := k.agentMark(pk); m != 0 {
+		return m
+	}
+	return '#'
 }
 
 func (k *Key) primaryState(now time.Time) keyState {
@@ -258,8 +264,8 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 		typ, subTyp = "sec", "ssb"
 	}
 	mark := func(st keyState) string {
-		if secret && st.secret == '#' {
-			return "#"
+		if secret && (st.secret == '#' || st.secret == '>') {
+			return string(st.secret)
 		}
 		return ""
 	}
@@ -382,7 +388,9 @@ func keyFields(typ string, st keyState, caps string, secret bool) []string {
 	f[5] = epoch(st.pub.CreationTime)
 	f[6] = epoch(st.expires)
 	f[11] = caps
-	if secret && st.secret != 0 {
+	if secret && st.secret == '>' {
+		f[14] = "+" // gpg gives the card's serial number here
+	} else if secret && st.secret != 0 {
 		f[14] = string(st.secret)
 	}
 	if name, _ := curveName(st.pub); name != "" {

@@ -6,7 +6,6 @@ import (
 	"crypto"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -68,10 +67,7 @@ func (r *Ring) List(w io.Writer, patterns []string, opt ListOptions) (SigCounts,
 	}
 	if !opt.Colons && len(patterns) == 0 && len(keys) > 0 {
 		// gpg names the ring file above a full listing.
-		name := filepath.Join(r.home, pubringName)
-		if opt.Secret {
-			name = filepath.Join(r.home, secringName)
-		}
+		name := r.listingName(opt.Secret)
 		fmt.Fprintf(bw, "%s\n%s\n", name, strings.Repeat("-", len(name)))
 	}
 	lc.write(bw, keys)

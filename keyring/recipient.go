@@ -273,7 +273,7 @@ func featuresOf(sig *packet.Signature) byte {
 func (r *Ring) DecryptionKeys(keyID uint64) []*packet.PrivateKey {
 	var out []*packet.PrivateKey
 	for _, k := range r.keys {
-		if k.sec == nil {
+		if !k.HasSecret() {
 			continue
 		}
 		for _, dk := range k.whole.DecryptionKeys(keyID, time.Time{}, config) {

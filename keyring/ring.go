@@ -1,7 +1,8 @@
 // Package keyring keeps OpenPGP public and secret keys in a home directory:
 // pubring.pgp holds transferable public keys, secring.pgp transferable
-// secret keys, both as concatenated binary packets. There is no trust
-// model: a key that is in the ring is usable.
+// secret keys, both as concatenated binary packets. In a GnuPG home it
+// also reads gpg's public rings and uses the secret keys of its
+// gpg-agent, without ever writing gpg's files (see gnupg.go).
 package keyring
 
 import (
@@ -58,6 +59,8 @@ type Ring struct {
 	warnings []string
 	trust    map[string]OwnerTrust // owner trust by fingerprint, read on first use
 	model    string                // trust model for listings (see SetTrustModel)
+	gnupg    string                // the GnuPG home whose rings are read, or ""
+	agent    *agentSource          // its gpg-agent, or nil
 }
 
 // Options is the policy a Ring applies to the keys it reads.
@@ -65,6 +68,13 @@ type Options struct {
 	// AllowWeakKeySignatures accepts SHA-1 self-signatures made after
 	// SHA1SelfSigCutoff (gpg's --allow-weak-key-signatures).
 	AllowWeakKeySignatures bool
+	// GnuPGHome is the GnuPG home whose public rings (pubring.kbx,
+	// pubring.gpg) and gpg-agent the ring uses besides its own files:
+	// "" for the ring's own directory when it is a GnuPG home (see
+	// IsGnuPGHome), "-" for none.
+	GnuPGHome string
+	// Agent says how the GnuPG home's gpg-agent is used.
+	Agent AgentOptions
 }
 
 // Key is one certificate, with its secret part when the ring has it.
@@ -76,6 +86,9 @@ type Key struct {
 	privs     map[string]*packet.PrivateKey // hex fingerprint -> secret (sub)key, still locked if it was
 	uids      []string                      // user IDs with a valid self-signature, in ring order
 	allowWeak bool                          // Options.AllowWeakKeySignatures
+	stored    []byte                        // the certificate as gpg's rings have it, when only they have it
+	from      string                        // the gpg ring it was read from, or ""
+	agent     *agentSource                  // the GnuPG home's agent, or nil
 }
 
 // config is the policy for reading keys. Keys are only read here, never
@@ -99,6 +112,16 @@ func OpenWith(home string, opt Options) (*Ring, error) {
 	}
 	r := &Ring{home: home, opt: opt}
 	r.warnings = permissionWarnings(home)
+	switch {
+	case opt.GnuPGHome == "-":
+	case opt.GnuPGHome != "":
+		r.gnupg = opt.GnuPGHome
+	case IsGnuPGHome(home):
+		r.gnupg = home
+	}
+	if r.gnupg != "" && !opt.Agent.Disable {
+		r.agent = newAgentSource(r.gnupg, opt.Agent)
+	}
 	if err := r.load(); err != nil {
 		return nil, err
 	}
@@ -126,10 +149,16 @@ func permissionWarnings(home string) []string {
 	return out
 }
 
-// load (re)reads both ring files into r.keys.
+// load (re)reads both ring files, and gpg's public rings in a GnuPG
+// home, into r.keys: gpg's keys first, in their order, then pgpstream's.
 func (r *Ring) load() error {
 	home := r.home
 	r.keys = nil
+	byFpr := map[string]*Key{}
+	if r.gnupg != "" {
+		r.warnings = permissionWarnings(home)
+		r.loadGnuPG(r.gnupg, byFpr)
+	}
 	pubs, err := readRingFile(filepath.Join(home, pubringName))
 	if err != nil {
 		return err
@@ -138,7 +167,6 @@ func (r *Ring) load() error {
 	if err != nil {
 		return err
 	}
-	byFpr := map[string]*Key{}
 	for _, b := range pubs {
 		k, err := r.newKey(b, nil)
 		if err != nil {
@@ -152,6 +180,7 @@ func (r *Ring) load() error {
 			if err := prev.refresh(); err != nil {
 				return err
 			}
+			prev.stored = nil // pgpstream's own ring has it too
 			continue
 		}
 		byFpr[k.Fingerprint()] = k
@@ -217,7 +246,7 @@ func readRingFile(path string) ([]*block, error) {
 }
 
 func (r *Ring) newKey(pub, sec *block) (*Key, error) {
-	k := &Key{pub: pub, sec: sec, allowWeak: r.opt.AllowWeakKeySignatures}
+	k := &Key{pub: pub, sec: sec, allowWeak: r.opt.AllowWeakKeySignatures, agent: r.agent}
 	return k, k.refresh()
 }
 
@@ -332,7 +361,11 @@ const (
 func (r *Ring) save(order saveOrder) error {
 	var pub, sec bytes.Buffer
 	for _, k := range r.keys {
-		pub.Write(k.pub.bytes())
+		if !k.gnupgOnly() {
+			// A key read from gpg's rings is written to pgpstream's
+			// own only once pgpstream changed it; gpg's stay as they are.
+			pub.Write(k.pub.bytes())
+		}
 		if k.sec != nil {
 			sec.Write(k.sec.bytes())
 		}
@@ -412,8 +445,10 @@ func (k *Key) Version() int { return k.ent.PrimaryKey.Version }
 // Created returns the primary key's creation time.
 func (k *Key) Created() time.Time { return k.ent.PrimaryKey.CreationTime }
 
-// HasSecret reports whether the ring holds the secret part of the key.
-func (k *Key) HasSecret() bool { return k.sec != nil }
+// HasSecret reports whether the ring holds the secret part of the key,
+// or the GnuPG home's gpg-agent holds that of one of its (sub)keys (which
+// starts the agent if it is not running).
+func (k *Key) HasSecret() bool { return k.sec != nil || k.inAgent(true) }
 
 // Entity returns go-crypto's view of the certificate, for signing and
 // verification code that wants it. Its private keys are not filled in;
@@ -422,9 +457,14 @@ func (k *Key) Entity() *v2.Entity { return k.ent }
 
 // PrivateKey returns the secret part of the primary key or of the subkey
 // with the given fingerprint, or nil. It is still locked if it was
-// stored locked; see Unlock.
+// stored locked; see Unlock. A (sub)key whose secret half is in
+// gpg-agent comes back unlocked: the agent asks for its passphrase when it
+// uses it.
 func (k *Key) PrivateKey(fingerprint []byte) *packet.PrivateKey {
-	return k.privs[strings.ToUpper(hex.EncodeToString(fingerprint))]
+	if p := k.privs[strings.ToUpper(hex.EncodeToString(fingerprint))]; p != nil {
+		return p
+	}
+	return k.agentPrivateKey(fingerprint)
 }
 
 // UserIDs returns the user IDs in ring order, those without a valid
@@ -494,7 +534,7 @@ func (r *Ring) Select(patterns []string, secret bool) ([]*Key, error) {
 			}
 		}
 		if !found {
-			return nil, noKey(p, secret)
+			return nil, r.noKey(p, secret)
 		}
 	}
 	var out []*Key
@@ -542,7 +582,7 @@ func (r *Ring) lookup(spec string, secret bool, usable func(*Key) error) (*Key, 
 	}
 	switch {
 	case len(all) == 0:
-		return nil, noKey(spec, secret)
+		return nil, r.noKey(spec, secret)
 	case len(ok) == 0:
 		return nil, firstErr
 	case len(ok) > 1:
@@ -554,11 +594,20 @@ func (r *Ring) lookup(spec string, secret bool, usable func(*Key) error) (*Key, 
 func (r *Ring) candidates(secret bool) []*Key {
 	var cands []*Key
 	for _, k := range r.keys {
-		if !secret || k.sec != nil {
+		if !secret || k.HasSecret() {
 			cands = append(cands, k)
 		}
 	}
 	return cands
+}
+
+// noKey is noKey with, for a secret key, why the GnuPG home's gpg-agent
+// could not be asked, if it could not.
+func (r *Ring) noKey(pattern string, secret bool) error {
+	if err := r.AgentError(); secret && err != nil {
+		return fmt.Errorf("%w (the secret keys of gpg-agent are not available: %v)", noKey(pattern, secret), err)
+	}
+	return noKey(pattern, secret)
 }
 
 func noKey(pattern string, secret bool) error {
@@ -727,6 +776,9 @@ func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
 			return nil, fmt.Errorf("keyring: %q: %w", f, ErrNotFingerprint)
 		}
 		k := r.byFingerprint(strings.ToUpper(hex.EncodeToString(b)))
+		if k != nil && secret && k.sec == nil && k.inAgent(true) {
+			return nil, k.inAgentError("delete it with gpg --delete-secret-keys")
+		}
 		if k == nil || (secret && k.sec == nil) {
 			return nil, noKey(f, secret)
 		}
@@ -748,6 +800,12 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 		}
 		drop := map[*Key]bool{}
 		for _, k := range sel {
+			if k.from != "" {
+				return false, k.inGnuPGError("delete it with gpg --delete-keys")
+			}
+			if k.sec == nil && k.inAgent(true) {
+				return false, k.inAgentError("delete it with gpg --delete-secret-and-public-keys")
+			}
 			if k.sec != nil && !secretToo {
 				return false, fmt.Errorf("keyring: key %s has a secret part in the ring; delete the secret key too or first", k.Fingerprint())
 			}

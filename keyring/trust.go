@@ -147,6 +147,7 @@ func (r *Ring) OwnerTrust(fpr string) OwnerTrust {
 			r.warnings = append(r.warnings, err.Error())
 			m = map[string]OwnerTrust{}
 		}
+		r.gnupgTrust(m) // a GnuPG home's trustdb.gpg, under ownertrust.txt
 		r.trust = m
 	}
 	return r.trust[strings.ToUpper(fpr)]

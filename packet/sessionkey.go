@@ -73,10 +73,23 @@ func (p *PKESK) Matches(priv *gcpacket.PrivateKey) bool {
 	return false
 }
 
+// ECDHDecrypter is a secret ECDH key held outside go-crypto (in
+// gpg-agent): go-crypto's ECDH decryption takes only its own key type,
+// so a PKESK for such a key is opened here instead. DecryptECDH is given
+// the PKESK's ephemeral point and wrapped key and returns the unwrapped
+// session key block: the cipher octet, the key and its two-octet
+// checksum (RFC 6637 §8).
+type ECDHDecrypter interface {
+	DecryptECDH(ephemeral, wrapped []byte) ([]byte, error)
+}
+
 // Decrypt recovers the session key with priv, which must be unlocked. For
 // v3 the cipher comes with the key; for v6 it is in the SEIPD v2 header and
 // Decrypt returns 0.
 func (p *PKESK) Decrypt(priv *gcpacket.PrivateKey) ([]byte, CipherAlgo, error) {
+	if d, ok := priv.PrivateKey.(ECDHDecrypter); ok && p.Algo == byte(gcpacket.PubKeyAlgoECDH) {
+		return p.decryptECDH(d)
+	}
 	pkt := AppendHeader(nil, TagPKESK, int64(len(p.body)))
 	pkt = append(pkt, p.body...)
 	gp, err := gcpacket.Read(bytes.NewReader(pkt))
@@ -94,6 +107,39 @@ func (p *PKESK) Decrypt(priv *gcpacket.PrivateKey) ([]byte, CipherAlgo, error) {
 		return nil, 0, err
 	}
 	return ek.Key, CipherAlgo(ek.CipherFunc), nil
+}
+
+// decryptECDH opens a v3 ECDH PKESK through d: after the version, key
+// ID and algorithm come the ephemeral point as an MPI and the wrapped
+// key with a one-octet length.
+func (p *PKESK) decryptECDH(d ECDHDecrypter) ([]byte, CipherAlgo, error) {
+	if p.Version != 3 {
+		return nil, 0, &UnsupportedError{"PKESK", p.Offset, "an ECDH PKESK of version " + itoa3(p.Version) + " for a key outside go-crypto"}
+	}
+	f := p.body[10:]
+	if len(f) < 2 {
+		return nil, 0, &TruncatedError{"PKESK", p.Offset, "the ECDH ephemeral point"}
+	}
+	n := (int(f[0])<<8 | int(f[1]) + 7) / 8
+	if len(f) < 2+n+1 || len(f) != 2+n+1+int(f[2+n]) {
+		return nil, 0, &TruncatedError{"PKESK", p.Offset, "the ECDH wrapped key"}
+	}
+	m, err := d.DecryptECDH(f[2:2+n], f[2+n+1:])
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(m) < 1+2 {
+		return nil, 0, fmt.Errorf("PKESK: a session key block of %d octets", len(m))
+	}
+	c, key, sum := CipherAlgo(m[0]), m[1:len(m)-2], m[len(m)-2:]
+	var want uint16
+	for _, b := range key {
+		want += uint16(b)
+	}
+	if binary.BigEndian.Uint16(sum) != want || len(key) != c.KeySize() {
+		return nil, 0, fmt.Errorf("PKESK: the session key's checksum or size is wrong")
+	}
+	return key, c, nil
 }
 
 // WritePKESK encrypts sessionKey to pub: a v3 PKESK for SEIPD v1 and the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -318,9 +319,10 @@ func readLine(r io.Reader) ([]byte, error) {
 
 // ringKeys adapts the keyring to what decryption asks for.
 type ringKeys struct {
-	ring *keyring.Ring
-	pass *passphrases
-	st   *state
+	ring        *keyring.Ring
+	pass        *passphrases
+	st          *state
+	agentWarned bool // the agent's failure was told
 }
 
 func (k *ringKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
@@ -341,6 +343,10 @@ func (k *ringKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 		if p.Wildcard() || p.Matches(priv) {
 			out = append(out, priv)
 		}
+	}
+	if err := k.ring.AgentError(); err != nil && len(out) == 0 && !k.agentWarned {
+		k.agentWarned = true
+		k.st.warnf("the secret keys of gpg-agent are not available: %v", err)
 	}
 	return out
 }
@@ -365,4 +371,27 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 
 func (k *ringKeys) Passphrase() ([]byte, error) {
 	return k.pass.getFor("Enter the passphrase the message was encrypted with.", false)
+}
+
+// agentOptions is how the ring uses a GnuPG home's gpg-agent: gpg's
+// --pinentry-mode is passed on, and in loopback mode the agent's
+// passphrase inquiry is answered from --passphrase* (or the terminal),
+// as gpg answers it.
+func agentOptions(st *state, o *options) keyring.AgentOptions {
+	pp := newPassphrases(st, o)
+	return keyring.AgentOptions{
+		PinentryMode: o.pinentryMode,
+		Passphrase: func(desc string) ([]byte, error) {
+			return pp.getFor(agentPrompt(desc), false)
+		},
+	}
+}
+
+// agentPrompt is the agent's prompt (SETKEYDESC text, percent-escaped
+// by the agent) as one terminal line.
+func agentPrompt(desc string) string {
+	if d, err := url.PathUnescape(desc); err == nil {
+		desc = d
+	}
+	return strings.Join(strings.Fields(desc), " ")
 }

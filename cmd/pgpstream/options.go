@@ -749,23 +749,19 @@ func resolveHome(flag string) (home, from string) {
 	return keyring.DefaultHome(), "default"
 }
 
-// gnupgFiles are what GnuPG keeps in a home that pgpstream does not read.
-var gnupgFiles = []string{"pubring.kbx", "private-keys-v1.d", "pubring.gpg", "secring.gpg"}
-
-// gnupgHomeNote says, once, that the home is also a GnuPG home whose
-// keys pgpstream does not see. pgpstream's own files (pubring.pgp,
-// secring.pgp) have other names, so gpg's are never touched.
+// gnupgHomeNote says, once, what of a GnuPG home pgpstream cannot use.
+// It reads the public keys of pubring.kbx and pubring.gpg and uses the
+// secret keys of private-keys-v1.d through gpg-agent (keyring/gnupg.go);
+// only gpg 1.x's secret ring is left, which gpg 2.1 and later move into
+// the agent the first time they run in the home.
 func gnupgHomeNote(home string) string {
-	var found []string
-	for _, n := range gnupgFiles {
-		if _, err := os.Stat(filepath.Join(home, n)); err == nil {
-			found = append(found, n)
-		}
-	}
-	if len(found) == 0 {
+	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%s is a GnuPG home: pgpstream cannot read its %s yet and keeps its own keys there in pubring.pgp and secring.pgp", home, strings.Join(found, " and "))
+	if _, err := os.Stat(filepath.Join(home, "private-keys-v1.d")); err == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", home)
 }
 
 // readConf reads gpg.conf: HOME/gpg.conf, or --options FILE (which must
@@ -1226,7 +1222,11 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 			}
 		}
 	}
-	ring, err := o.ringAt(st, dir)
+	gnupg := "-"
+	if !o.noDefaultRing && keyring.IsGnuPGHome(o.home) {
+		gnupg = o.home // gpg's rings and agent stay in use beside FILE
+	}
+	ring, err := o.ringWith(st, dir, gnupg)
 	if err != nil {
 		return nil, err
 	}
@@ -1256,7 +1256,13 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 // what the keyring warns about (a home others may read) unless
 // --no-permission-warning.
 func (o *options) ringAt(st *state, dir string) (*keyring.Ring, error) {
-	r, err := keyring.OpenWith(dir, keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs})
+	return o.ringWith(st, dir, "")
+}
+
+// ringWith is ringAt with the GnuPG home whose rings and agent are used
+// (keyring.Options.GnuPGHome).
+func (o *options) ringWith(st *state, dir, gnupg string) (*keyring.Ring, error) {
+	r, err := keyring.OpenWith(dir, keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, GnuPGHome: gnupg, Agent: agentOptions(st, o)})
 	if err != nil {
 		return nil, err
 	}

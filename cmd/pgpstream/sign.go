@@ -14,6 +14,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -84,7 +85,11 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		st.infof("signing with %X (%s), %v", priv.Fingerprint, k.PrimaryUserID(), h)
-		out = append(out, filter.Signer{Key: priv, Hash: h})
+		sg := filter.Signer{Key: priv, Hash: h}
+		if ak := agent.AgentKey(priv); ak != nil {
+			sg.SignError = ak.SignError // the agent signs; it says why it did not
+		}
+		out = append(out, sg)
 	}
 	return out, nil
 }

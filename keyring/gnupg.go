@@ -1,0 +1,422 @@
+package keyring
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/agent"
+	"github.com/pgpstream/pgpstream/keybox"
+	"github.com/pgpstream/pgpstream/keygrip"
+)
+
+// A GnuPG home holds gpg's own files beside pgpstream's. pgpstream reads
+// the public keys in pubring.kbx (gpg 2.1 and later) and pubring.gpg
+// (the packet ring of gpg 1.x and of homes made with --keyring), and
+// uses the secret keys gpg-agent keeps in private-keys-v1.d through the
+// agent, as gpg does. It never writes, renames or locks any of gpg's
+// files: what pgpstream imports or makes goes to its own pubring.pgp and
+// secring.pgp in the same directory, where gpg does not look.
+const (
+	kbxName      = "pubring.kbx"
+	gpgRingName  = "pubring.gpg"
+	agentKeysDir = "private-keys-v1.d"
+	trustDBName  = "trustdb.gpg"
+)
+
+// IsGnuPGHome reports whether dir holds any of the files gpg keeps in a
+// home.
+func IsGnuPGHome(dir string) bool {
+	for _, n := range []string{kbxName, gpgRingName, agentKeysDir, trustDBName} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// AgentOptions say how a GnuPG home's gpg-agent is used for the secret
+// keys it holds.
+type AgentOptions struct {
+	// Disable leaves the agent out: only secring.pgp's keys are secret.
+	Disable bool
+	// PinentryMode is gpg's --pinentry-mode, passed on to the agent
+	// ("" and "default" leave the agent's own).
+	PinentryMode string
+	// Passphrase answers the agent's passphrase inquiries when
+	// PinentryMode is "loopback"; desc is the agent's prompt.
+	Passphrase func(desc string) ([]byte, error)
+}
+
+// gnupgFile is one of gpg's public rings, read.
+type gnupgFile struct {
+	name   string
+	blocks []*block
+}
+
+// readGnuPGRings reads the certificates in dir's pubring.kbx and
+// pubring.gpg, under the policy pgpstream's own ring has (third-party
+// signatures dropped). A file that cannot be read is a warning, not an
+// error: it is gpg's, and pgpstream's own keys must stay usable.
+func readGnuPGRings(dir string) ([]gnupgFile, []string) {
+	var out []gnupgFile
+	var warnings []string
+	kbx := filepath.Join(dir, kbxName)
+	if f, err := keybox.ReadFile(kbx); err == nil {
+		var blocks []*block
+		for _, b := range f.Blobs {
+			bs, err := parseBlocks(b.Packets())
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("%s: the key at offset %d is skipped: %v", kbx, b.Offset, err))
+				continue
+			}
+			blocks = append(blocks, bs...)
+		}
+		out = append(out, gnupgFile{kbxName, blocks})
+	} else if !errors.Is(err, os.ErrNotExist) {
+		warnings = append(warnings, fmt.Sprintf("%s is not read: %v", kbx, err))
+	}
+	ring := filepath.Join(dir, gpgRingName)
+	if blocks, err := readRingFile(ring); err != nil {
+		warnings = append(warnings, fmt.Sprintf("%s is not read: %v", ring, err))
+	} else if blocks != nil {
+		out = append(out, gnupgFile{gpgRingName, blocks})
+	}
+	return out, warnings
+}
+
+func parseBlocks(data []byte) ([]*block, error) {
+	pkts, err := splitPackets(data)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := splitBlocks(pkts)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range blocks {
+		if b.secret() {
+			return nil, fmt.Errorf("%w: a secret key in a public ring", ErrMalformed)
+		}
+		if err := stripThirdParty(b); err != nil {
+			return nil, err
+		}
+	}
+	return blocks, nil
+}
+
+// loadGnuPG adds the keys of gpg's rings in dir to r.keys, each once by
+// fingerprint. A key read only from gpg's files keeps its bytes in
+// stored, so that save leaves it out of pubring.pgp unless it changed.
+func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) {
+	files, warnings := readGnuPGRings(dir)
+	r.warnings = append(r.warnings, warnings...)
+	for _, f := range files {
+		for _, b := range f.blocks {
+			k, err := r.newKey(b, nil)
+			if err != nil {
+				fp, _ := fingerprintOf(b.primary.pkt)
+				r.warnings = append(r.warnings, fmt.Sprintf("%s: key %X is skipped: %v", filepath.Join(dir, f.name), fp, err))
+				continue
+			}
+			if prev := byFpr[k.Fingerprint()]; prev != nil {
+				if _, err := merge(prev.pub, b); err == nil && prev.refresh() == nil {
+					prev.stored = prev.pub.bytes()
+				}
+				continue
+			}
+			k.stored, k.from = b.bytes(), f.name
+			byFpr[k.Fingerprint()] = k
+			r.keys = append(r.keys, k)
+		}
+	}
+}
+
+// gnupgOnly reports whether save leaves k's certificate out of
+// pubring.pgp: it was read from gpg's rings and has not changed since.
+func (k *Key) gnupgOnly() bool {
+	return k.stored != nil && bytes.Equal(k.pub.bytes(), k.stored)
+}
+
+// agentSource finds the secret keys a GnuPG home's gpg-agent holds. It
+// connects (starting the agent as gpg does) the first time a secret key
+// is looked for, never for public-key work.
+type agentSource struct {
+	home    string
+	opt     AgentOptions
+	started bool
+	conn    *agent.Conn
+	held    map[keygrip.Grip]agent.KeyInfo // KEYINFO --list; nil: ask HAVEKEY per key
+	asked   map[keygrip.Grip]bool          // HAVEKEY answers, when KEYINFO --list failed
+	err     error                          // why the agent cannot be used
+	grips   map[string]keygrip.Grip        // by fingerprint
+	privs   map[string]*packet.PrivateKey  // by fingerprint
+}
+
+func newAgentSource(home string, opt AgentOptions) *agentSource {
+	return &agentSource{home: home, opt: opt, grips: map[string]keygrip.Grip{}, privs: map[string]*packet.PrivateKey{}}
+}
+
+// start connects once; afterwards a.err says whether it worked.
+func (a *agentSource) start() {
+	if a.started {
+		return
+	}
+	a.started = true
+	if _, err := exec.LookPath("gpg-agent"); err != nil {
+		if _, serr := os.Stat(agent.SocketPath(a.home)); serr != nil {
+			a.err = errors.New("gpg-agent is not installed")
+			return
+		}
+	}
+	c, err := agent.Dial(a.home)
+	if err != nil {
+		a.err = err
+		return
+	}
+	if err := a.configure(c); err != nil {
+		c.Close()
+		a.err = fmt.Errorf("gpg-agent: %w", err)
+		return
+	}
+	a.conn = c
+	if held, err := c.ListKeys(); err == nil {
+		a.held = held
+	} else {
+		a.asked = map[keygrip.Grip]bool{} // a restricted socket: HAVEKEY then
+	}
+}
+
+// configure tells the agent what gpg tells it: where a pinentry may ask
+// (the terminal, the display) and the pinentry mode.
+func (a *agentSource) configure(c *agent.Conn) error {
+	tty := os.Getenv("GPG_TTY")
+	if tty == "" {
+		if p, err := os.Readlink("/proc/self/fd/0"); err == nil && strings.HasPrefix(p, "/dev/") && p != os.DevNull {
+			tty = p
+		}
+	}
+	if tty != "" {
+		c.Option("ttyname", tty)
+		if t := os.Getenv("TERM"); t != "" {
+			c.Option("ttytype", t)
+		}
+	}
+	if d := os.Getenv("DISPLAY"); d != "" {
+		c.Option("display", d)
+	}
+	switch a.opt.PinentryMode {
+	case "", "default":
+	case "loopback":
+		ask := a.opt.Passphrase
+		if ask == nil {
+			ask = func(string) ([]byte, error) { return nil, errors.New("no passphrase given") }
+		}
+		return c.SetPassphrase(ask)
+	default:
+		return c.Option("pinentry-mode", a.opt.PinentryMode)
+	}
+	return nil
+}
+
+func (a *agentSource) grip(pk *packet.PublicKey) (keygrip.Grip, bool) {
+	fp := string(pk.Fingerprint)
+	if g, ok := a.grips[fp]; ok {
+		return g, true
+	}
+	g, err := keygrip.Of(pk)
+	if err != nil {
+		return g, false
+	}
+	a.grips[fp] = g
+	return g, true
+}
+
+// holds says whether the agent holds pk's secret half, and how: type
+// "D" on disk, "T" on a smartcard. With start false it answers only once
+// the agent was asked for something else (listings of public keys and
+// encryption never start it).
+func (a *agentSource) holds(pk *packet.PublicKey, start bool) (agent.KeyInfo, bool) {
+	if a == nil || (!start && !a.started) {
+		return agent.KeyInfo{}, false
+	}
+	a.start()
+	if a.conn == nil {
+		return agent.KeyInfo{}, false
+	}
+	g, ok := a.grip(pk)
+	if !ok {
+		return agent.KeyInfo{}, false
+	}
+	if a.held != nil {
+		ki, ok := a.held[g]
+		return ki, ok
+	}
+	have, ok := a.asked[g]
+	if !ok {
+		have, _ = a.conn.HaveKey(g)
+		a.asked[g] = have
+	}
+	return agent.KeyInfo{Grip: g, Type: "D"}, have
+}
+
+// privateKey is pk of k with its secret half in the agent, or nil.
+func (a *agentSource) privateKey(k *Key, pk *packet.PublicKey) *packet.PrivateKey {
+	if _, ok := a.holds(pk, true); !ok {
+		return nil
+	}
+	if p := a.privs[string(pk.Fingerprint)]; p != nil {
+		return p
+	}
+	algo, _ := algoName(pk)
+	desc := fmt.Sprintf("Please enter the passphrase to unlock the OpenPGP secret key:\n\"%s\"\n%s key, ID %016X,\ncreated %s.\n",
+		k.PrimaryUserID(), algo, pk.KeyId, pk.CreationTime.UTC().Format(time.DateOnly))
+	p, err := agent.NewPrivateKey(a.conn, pk, desc)
+	if err != nil {
+		return nil
+	}
+	fpr := pk.Fingerprint
+	agent.AgentKey(p).WrapErr = func(err error) error {
+		if errors.Is(err, agent.ErrBadPassphrase) {
+			return fmt.Errorf("keyring: key %X: %w (%v)", fpr, ErrBadPassphrase, err)
+		}
+		return fmt.Errorf("keyring: key %X: %w", fpr, err)
+	}
+	a.privs[string(pk.Fingerprint)] = p
+	return p
+}
+
+// publicKeys is the primary key and every subkey of the certificate as
+// stored, the policy's view aside: decryption does not judge bindings.
+func (k *Key) publicKeys() []*packet.PublicKey {
+	out := []*packet.PublicKey{k.whole.PrimaryKey}
+	for _, s := range k.whole.Subkeys {
+		out = append(out, s.PublicKey)
+	}
+	return out
+}
+
+// agentPrivateKey is PrivateKey for a (sub)key whose secret half only the
+// agent has.
+func (k *Key) agentPrivateKey(fingerprint []byte) *packet.PrivateKey {
+	if k.agent == nil {
+		return nil
+	}
+	for _, pk := range k.publicKeys() {
+		if bytes.Equal(pk.Fingerprint, fingerprint) {
+			return k.agent.privateKey(k, pk)
+		}
+	}
+	return nil
+}
+
+// inAgent reports whether the agent holds the secret half of any of k's
+// keys (starting it if start).
+func (k *Key) inAgent(start bool) bool {
+	if k.agent == nil {
+		return false
+	}
+	for _, pk := range k.publicKeys() {
+		if _, ok := k.agent.holds(pk, start); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// agentMark is secretMark for a key the agent holds: '+', or '>' for a
+// key on a smartcard, as gpg's listings show them; 0 when it does not.
+func (k *Key) agentMark(pk *packet.PublicKey) byte {
+	ki, ok := k.agent.holds(pk, false)
+	switch {
+	case !ok:
+		return 0
+	case ki.Type == "T":
+		return '>'
+	}
+	return '+'
+}
+
+// AgentError is why the home's gpg-agent could not be used, once it was
+// needed; nil if it was not needed or worked.
+func (r *Ring) AgentError() error {
+	if r.agent == nil {
+		return nil
+	}
+	return r.agent.err
+}
+
+// inAgentError says that k's secret part is in gpg-agent and so out of
+// what pgpstream changes (export, deletion, passphrase, edits).
+func (k *Key) inAgentError(what string) error {
+	return fmt.Errorf("keyring: the secret part of key %s is held by gpg-agent (%s), which pgpstream does not change; %s", k.Fingerprint(), agentKeysDir, what)
+}
+
+// inGnuPGError says that k is in one of gpg's rings, which pgpstream
+// does not change.
+func (k *Key) inGnuPGError(what string) error {
+	return fmt.Errorf("keyring: key %s is in GnuPG's %s, which pgpstream does not change; %s", k.Fingerprint(), k.from, what)
+}
+
+// gnupgTrust adds to m the owner trust gpg's trustdb.gpg gives keys m
+// does not name: the keys gpg made in the home are ultimately trusted
+// there, and pgpstream's own ownertrust.txt (which m was read from) has
+// the last word.
+//
+// trustdb.gpg (GnuPG's g10/tdbio.c) is an array of 40-byte records whose
+// first byte is the type. Record 0 is the version record, type 1, "gpg"
+// in bytes 1 to 3. A trust record, type 12, holds a primary key's
+// 20-byte fingerprint at byte 2 and its owner trust at byte 22, the low
+// four bits of which are the level, numbered as OwnerTrust is.
+func (r *Ring) gnupgTrust(m map[string]OwnerTrust) {
+	if r.gnupg == "" {
+		return
+	}
+	path := filepath.Join(r.gnupg, trustDBName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			r.warnings = append(r.warnings, fmt.Sprintf("%s is not read: %v", path, err))
+		}
+		return
+	}
+	const recLen, typeVersion, typeTrust = 40, 1, 12
+	if len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
+		r.warnings = append(r.warnings, fmt.Sprintf("%s is not read: not a GnuPG trust database", path))
+		return
+	}
+	for off := recLen; off+recLen <= len(data); off += recLen {
+		rec := data[off : off+recLen]
+		if rec[0] != typeTrust {
+			continue
+		}
+		fpr := strings.ToUpper(hex.EncodeToString(rec[2:22]))
+		level := OwnerTrust(rec[22] & 0x0f)
+		if _, ok := m[fpr]; !ok && level != TrustUnknown && level <= TrustUltimate {
+			m[fpr] = level
+		}
+	}
+}
+
+// listingName is the ring file a full listing names above its keys:
+// gpg's pubring.kbx in a GnuPG home that has one (gpg names it for
+// secret keys too), else pgpstream's own file.
+func (r *Ring) listingName(secret bool) string {
+	if r.gnupg != "" {
+		if _, err := os.Stat(filepath.Join(r.gnupg, kbxName)); err == nil {
+			return filepath.Join(r.gnupg, kbxName)
+		}
+	}
+	if secret {
+		return filepath.Join(r.home, secringName)
+	}
+	return filepath.Join(r.home, pubringName)
+}
