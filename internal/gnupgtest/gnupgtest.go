@@ -4,10 +4,12 @@ package gnupgtest
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Home is a temporary GNUPGHOME.
@@ -46,8 +48,13 @@ func New(t testing.TB) *Home {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		c := exec.Command("gpgconf", "--kill", "gpg-agent")
+		// gpgconf --kill has been seen to hang on a loaded machine;
+		// the test must not hang with it.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c := exec.CommandContext(ctx, "gpgconf", "--kill", "gpg-agent")
 		c.Env = h.Env()
+		c.WaitDelay = time.Second
 		c.Run()
 		os.RemoveAll(dir)
 	})
