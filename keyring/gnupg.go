@@ -82,11 +82,11 @@ func readGnuPGRings(dir string) ([]gnupgFile, []string) {
 		}
 		out = append(out, gnupgFile{kbxName, blocks})
 	} else if !errors.Is(err, os.ErrNotExist) {
-		warnings = append(warnings, fmt.Sprintf("%s is not read: %v", kbx, err))
+		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", kbx, strings.TrimPrefix(err.Error(), kbx+": ")))
 	}
 	ring := filepath.Join(dir, gpgRingName)
 	if blocks, err := readRingFile(ring); err != nil {
-		warnings = append(warnings, fmt.Sprintf("%s is not read: %v", ring, err))
+		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", ring, strings.TrimPrefix(err.Error(), "keyring: ")))
 	} else if blocks != nil {
 		out = append(out, gnupgFile{gpgRingName, blocks})
 	}
@@ -407,12 +407,14 @@ func (r *Ring) gnupgTrust(m map[string]OwnerTrust) {
 }
 
 // listingName is the ring file a full listing names above its keys:
-// gpg's pubring.kbx in a GnuPG home that has one (gpg names it for
-// secret keys too), else pgpstream's own file.
+// in a GnuPG home the public ring gpg uses, pubring.kbx or else
+// pubring.gpg (gpg names it for secret keys too), else pgpstream's own.
 func (r *Ring) listingName(secret bool) string {
 	if r.gnupg != "" {
-		if _, err := os.Stat(filepath.Join(r.gnupg, kbxName)); err == nil {
-			return filepath.Join(r.gnupg, kbxName)
+		for _, n := range []string{kbxName, gpgRingName} {
+			if _, err := os.Stat(filepath.Join(r.gnupg, n)); err == nil {
+				return filepath.Join(r.gnupg, n)
+			}
 		}
 	}
 	if secret {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgpstream/pgpstream/internal/gnupgtest"
 )
@@ -54,7 +55,7 @@ func TestGnuPGHome(t *testing.T) {
 	// From here until gpg reads pgpstream's output, only pgpstream runs,
 	// and the agent is stopped: pgpstream must start it itself.
 	before := gnupgFiles(t, h.Dir)
-	stopAgent(h.Dir)
+	stopAgentWait(h.Dir)
 	ps := func(args ...string) []byte {
 		t.Helper()
 		return mustRun(t, nil, append([]string{"--homedir", h.Dir, "--batch", "--yes"}, args...)...)
@@ -204,7 +205,7 @@ func TestGnuPGHomeNoAgent(t *testing.T) {
 	toOwn := filepath.Join(dir, "own.gpg")
 	mustRun(t, nil, "--homedir", h.Dir, "--batch", "-e", "-r", "own@pgpstream.test", "-o", toOwn, plain)
 
-	stopAgent(h.Dir)
+	stopAgentWait(h.Dir)
 	t.Setenv("PATH", t.TempDir()) // neither gpgconf nor gpg-agent
 	if got := mustRun(t, nil, "--homedir", h.Dir, "--batch", "-d", toOwn); string(got) != "no agent\n" {
 		t.Errorf("own key without the agent: %q", got)
@@ -217,6 +218,18 @@ func TestGnuPGHomeNoAgent(t *testing.T) {
 	code, _, stderr = runInProcess(nil, "--homedir", h.Dir, "--batch", "-u", "ed@gpg.test", "-b", "-o", filepath.Join(dir, "gpg.sig"), plain)
 	if code != 2 || !strings.Contains(stderr, "gpg-agent is not installed") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
 		t.Errorf("signing with gpg's key without the agent: exit %d\n%s", code, stderr)
+	}
+}
+
+// stopAgentWait is stopAgent that waits (up to 5 s) for the agent's
+// socket to go: gpgconf returns before the agent is gone.
+func stopAgentWait(home string) {
+	stopAgent(home)
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(filepath.Join(home, "S.gpg-agent")); err != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -1,0 +1,233 @@
+package keyring
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgpstream/pgpstream/internal/gnupgtest"
+)
+
+// killAgent stops the home's agent, with a timeout: gpgconf has been
+// seen to hang on a loaded machine.
+func killAgent(home string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "gpgconf", "--homedir", home, "--kill", "gpg-agent")
+	c.WaitDelay = time.Second
+	c.Run()
+	// gpgconf returns before the agent is gone; wait for its socket.
+	for i := 0; i < 100 && agentRunning(home); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func agentRunning(home string) bool {
+	_, err := os.Stat(filepath.Join(home, "S.gpg-agent"))
+	return err == nil
+}
+
+// TestGnuPGRings reads a GnuPG home's keybox with pgpstream's own ring
+// beside it: each key once, gpg's owner trust, nothing of gpg's written,
+// and the agent started only for secret keys.
+func TestGnuPGRings(t *testing.T) {
+	h := gnupgtest.New(t)
+	t.Cleanup(func() { killAgent(h.Dir) })
+	ed := h.GenKey("Ed <ed@gpg.test>", "ed25519", "cv25519", "")
+	rsa := h.GenKey("Rsa <rsa@gpg.test>", "rsa2048", "rsa2048", "")
+	// A pgpstream home's key, and gpg's Ed key, in pgpstream's own ring too.
+	other, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := other.Generate(GenOptions{UserID: "Own <own@pgpstream.test>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ownPub bytes.Buffer
+	if err := other.Export(&ownPub, nil, false, false); err != nil {
+		t.Fatal(err)
+	}
+	kbx, _ := os.ReadFile(filepath.Join(h.Dir, "pubring.kbx"))
+	trustdb, _ := os.ReadFile(filepath.Join(h.Dir, "trustdb.gpg"))
+	killAgent(h.Dir)
+
+	r, err := Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings()) != 0 {
+		t.Errorf("warnings: %q", r.Warnings())
+	}
+	if _, err := r.Import(bytes.NewReader(ownPub.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Import(bytes.NewReader(h.Run(nil, "gpg", "--export", ed))); err != nil {
+		t.Fatal(err)
+	}
+	if agentRunning(h.Dir) {
+		t.Errorf("opening the ring and importing public keys started gpg-agent")
+	}
+	// pubring.pgp has the imported key only: gpg's keys stayed in gpg's
+	// ring, the Ed key's import changed nothing.
+	pgp, err := os.ReadFile(filepath.Join(h.Dir, "pubring.pgp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := ReadKeys(bytes.NewReader(pgp))
+	if err != nil || len(saved) != 1 || saved[0].Fingerprint() != own.Fingerprint() {
+		t.Fatalf("pubring.pgp holds %d keys (%v), want only the imported one", len(saved), err)
+	}
+
+	r, err = Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := r.Select(nil, false)
+	if err != nil || len(all) != 3 {
+		t.Fatalf("%d keys (%v), want gpg's two and pgpstream's one", len(all), err)
+	}
+	for _, fpr := range []string{ed, rsa} {
+		if v := r.Validity(fpr, ModelPGP); v != TrustUltimate {
+			t.Errorf("%s: validity %v, want ultimate as gpg's trustdb.gpg has it", fpr, v)
+		}
+	}
+	if v := r.Validity(own.Fingerprint(), ModelPGP); v != TrustUnknown {
+		t.Errorf("the imported key: validity %v", v)
+	}
+	if agentRunning(h.Dir) {
+		t.Errorf("listing public keys started gpg-agent")
+	}
+
+	// Secret keys: gpg's two, through the agent.
+	secret, err := r.Select(nil, true)
+	if err != nil || len(secret) != 2 {
+		t.Fatalf("%d secret keys (%v), want gpg's two", len(secret), err)
+	}
+	if r.AgentError() != nil || !agentRunning(h.Dir) {
+		t.Fatalf("the agent: %v, running %v", r.AgentError(), agentRunning(h.Dir))
+	}
+	for _, k := range secret {
+		priv := k.PrivateKey(k.Entity().PrimaryKey.Fingerprint)
+		if priv == nil || priv.Encrypted || priv.Dummy() {
+			t.Errorf("%s: no usable agent key: %+v", k.Fingerprint(), priv)
+		}
+	}
+
+	// Deletion and export of what gpg keeps are refused.
+	if _, err := r.Delete([]string{rsa}, true); err == nil || !strings.Contains(err.Error(), "gpg --delete-keys") {
+		t.Errorf("Delete of gpg's key: %v", err)
+	}
+	if _, err := r.DeleteSecret([]string{rsa}); err == nil || !strings.Contains(err.Error(), "gpg --delete-secret-keys") {
+		t.Errorf("DeleteSecret of the agent's key: %v", err)
+	}
+	if err := r.Export(&bytes.Buffer{}, []string{rsa}, true, false); err == nil || !strings.Contains(err.Error(), "gpg --export-secret-keys") {
+		t.Errorf("secret export of the agent's key: %v", err)
+	}
+
+	if now, _ := os.ReadFile(filepath.Join(h.Dir, "pubring.kbx")); !bytes.Equal(now, kbx) {
+		t.Errorf("pubring.kbx changed")
+	}
+	if now, _ := os.ReadFile(filepath.Join(h.Dir, "trustdb.gpg")); !bytes.Equal(now, trustdb) {
+		t.Errorf("trustdb.gpg changed")
+	}
+
+	// A change to gpg's key (a new user ID gpg added, imported here) is
+	// written to pubring.pgp; the key is still listed once.
+	h.Run(nil, "gpg", "--batch", "--quick-add-uid", ed, "Ed Two <ed2@gpg.test>")
+	r, err = Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pgpstream reads the new user ID from the keybox already; make
+	// pgpstream's own copy (which lacks it) take it by import.
+	if _, err := r.Import(bytes.NewReader(h.Run(nil, "gpg", "--export", ed))); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := r.Lookup(ed, false)
+	if err != nil || len(k.UserIDs()) != 2 {
+		t.Fatalf("Ed after its new user ID: %v, %v", k, err)
+	}
+	if all, _ := r.Select(nil, false); len(all) != 3 {
+		t.Errorf("%d keys after the update, want 3", len(all))
+	}
+}
+
+// TestGnuPGLegacyRing reads pubring.gpg, the packet ring gpg uses when a
+// home has it and no keybox, and lists a key whose primary secret part
+// the agent lacks as sec#.
+func TestGnuPGLegacyRing(t *testing.T) {
+	h := gnupgtest.New(t)
+	t.Cleanup(func() { killAgent(h.Dir) })
+	if err := os.WriteFile(filepath.Join(h.Dir, "pubring.gpg"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fpr := h.GenKey("Legacy <legacy@gpg.test>", "ed25519", "cv25519", "")
+	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.kbx")); err == nil {
+		t.Fatal("gpg made a keybox beside pubring.gpg")
+	}
+	// Take the primary key's secret out of the agent: gpg then lists
+	// the key as sec#.
+	grips := h.Keygrips(fpr)
+	killAgent(h.Dir)
+	if err := os.Remove(filepath.Join(h.Dir, "private-keys-v1.d", grips[0]+".key")); err != nil {
+		t.Fatal(err)
+	}
+	want := h.Run(nil, "gpg", "--batch", "--list-secret-keys")
+	r, err := Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := r.ListKeys(&got, nil, true, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"pubring.gpg\n", "\nsec#  ed25519 ", "\nssb   cv25519 "} {
+		if !strings.Contains(got.String(), s) || !strings.Contains(string(want), s) {
+			t.Errorf("%q: pgpstream\n%s\ngpg\n%s", s, got.String(), want)
+		}
+	}
+	k, err := r.Lookup(fpr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.SigningKey(time.Now(), nil); err == nil {
+		t.Errorf("a key without its primary secret part signs")
+	}
+}
+
+// TestGnuPGBrokenKeybox: a keybox pgpstream cannot read is a warning;
+// pgpstream's own keys stay usable.
+func TestGnuPGBrokenKeybox(t *testing.T) {
+	home := t.TempDir()
+	r, err := Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Generate(GenOptions{UserID: "Own <own@pgpstream.test>"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "pubring.kbx"), []byte("not a keybox at all"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err = OpenWith(home, Options{Agent: AgentOptions{Disable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := r.Warnings()
+	if len(w) == 0 || !strings.HasSuffix(w[len(w)-1], "pubring.kbx are not used: keybox: blob at offset 0: blob length 1852797984 is over gpg's limit of 5242880") {
+		t.Errorf("warnings: %q", w)
+	}
+	if _, err := r.Lookup("own@pgpstream.test", true); err != nil {
+		t.Errorf("own key: %v", err)
+	}
+}
