@@ -422,3 +422,29 @@ func (r *Ring) listingName(secret bool) string {
 	}
 	return filepath.Join(r.home, pubringName)
 }
+
+// isKeybox reports whether data starts with a keybox's header blob: type
+// 1 at byte 4 and the magic "KBXf" at byte 8. No OpenPGP packet starts
+// so: its first byte has the high bit set, a keybox's is a length's high
+// byte, zero.
+func isKeybox(data []byte) bool {
+	return len(data) >= 12 && data[0] == 0 && data[4] == 1 && string(data[8:12]) == "KBXf"
+}
+
+// keyboxPackets is the keys of a keybox (gpg's --keyring FILE may be
+// one, and gpg --import reads one) as packets, gpg's ring-trust packets
+// left out.
+func keyboxPackets(data []byte) ([]rawPacket, error) {
+	f, err := keybox.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	var all []byte
+	for _, b := range f.Blobs {
+		all = append(all, b.Packets()...)
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("keyring: the keybox holds no OpenPGP key")
+	}
+	return splitPackets(all)
+}

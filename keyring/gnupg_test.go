@@ -57,6 +57,11 @@ func TestGnuPGRings(t *testing.T) {
 	trustdb, _ := os.ReadFile(filepath.Join(h.Dir, "trustdb.gpg"))
 	killAgent(h.Dir)
 
+	// A keybox imports as gpg --import reads one.
+	if st, err := other.Import(bytes.NewReader(kbx)); err != nil || st.Imported != 2 {
+		t.Errorf("importing pubring.kbx: %+v, %v", st, err)
+	}
+
 	r, err := Open(h.Dir)
 	if err != nil {
 		t.Fatal(err)

@@ -73,6 +73,9 @@ func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("keyring: no key data (empty input)")
 	}
+	if isKeybox(data) {
+		return keyboxPackets(data)
+	}
 	if indexArmor(data) < 0 {
 		if data[0]&0x80 == 0 {
 			return nil, fmt.Errorf("%w: input is neither armored (no \"-----BEGIN PGP\" line) nor binary OpenPGP (first byte 0x%02x)", ErrMalformed, data[0])

@@ -1188,7 +1188,7 @@ func specialName(a string) string {
 }
 
 // openRing opens the keys of the home in use. --keyring FILE adds the
-// certificates in FILE (binary or armored OpenPGP, not a keybox) and
+// certificates in FILE (binary or armored OpenPGP, or a keybox) and
 // --no-default-keyring leaves the home's keys out, as in gpg; pgpstream
 // then works on a private copy that is removed afterwards, so neither
 // the home nor FILE is written (commands that change keys refuse
