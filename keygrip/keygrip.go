@@ -60,6 +60,8 @@ const (
 	algoRSA        = 1
 	algoRSAEncrypt = 2
 	algoRSASign    = 3
+	algoElGamal    = 16
+	algoDSA        = 17
 	algoECDH       = 18
 	algoECDSA      = 19
 	algoEdDSA      = 22 // the legacy EdDSA of RFC 4880bis / LibrePGP
@@ -107,11 +109,30 @@ func FromPacket(body []byte) (Grip, error) {
 		// libgcrypt hashes n as gpg hands it over: a positive
 		// number in two's complement, so with a zero byte before a
 		// top bit that is set.
-		n = bytes.TrimLeft(n, "\x00")
-		if len(n) > 0 && n[0]&0x80 != 0 {
-			n = append([]byte{0}, n...)
+		return sha1.Sum(positive(n)), nil
+	case algoDSA, algoElGamal:
+		// libgcrypt hashes the named parameters (DSA: p, q, g, y;
+		// ElGamal: p, g, y) each as an S-expression, "(1:p3:...)".
+		names := "pqgy"
+		if algo == algoElGamal {
+			names = "pgy"
 		}
-		return sha1.Sum(n), nil
+		h := sha1.New()
+		rest := fields
+		for i := 0; i < len(names); i++ {
+			v, r, err := mpi(rest)
+			if err != nil {
+				return Grip{}, err
+			}
+			rest = r
+			v = positive(v)
+			fmt.Fprintf(h, "(1:%c%d:", names[i], len(v))
+			h.Write(v)
+			h.Write([]byte(")"))
+		}
+		var g Grip
+		copy(g[:], h.Sum(nil))
+		return g, nil
 	case algoECDH, algoECDSA, algoEdDSA:
 		if len(fields) < 1 || int(fields[0]) == 0 || int(fields[0]) == 0xff || len(fields) < 1+int(fields[0]) {
 			return Grip{}, errors.New("keygrip: bad curve OID")
@@ -136,6 +157,17 @@ func FromPacket(body []byte) (Grip, error) {
 		return ecc(oidCurve25519, append([]byte{0x40}, fields[:32]...))
 	}
 	return Grip{}, fmt.Errorf("%w: public-key algorithm %d", ErrUnsupported, algo)
+}
+
+// positive is an MPI's value as libgcrypt hands it to the hash: a
+// positive number in two's complement, so with a zero byte before a top
+// bit that is set.
+func positive(v []byte) []byte {
+	v = bytes.TrimLeft(v, "\x00")
+	if len(v) > 0 && v[0]&0x80 != 0 {
+		v = append([]byte{0}, v...)
+	}
+	return v
 }
 
 // mpi splits an OpenPGP MPI (RFC 9580 §3.2) off the front of b.

@@ -22,6 +22,7 @@ func TestAgainstGnuPG(t *testing.T) {
 		{"nistp384", "nistp384"},
 		{"nistp521", "nistp521"},
 		{"brainpoolP256r1", "brainpoolP256r1"},
+		{"dsa1024", "elg1024"},
 	}
 	if testing.Short() {
 		kinds[1][1] = "" // one RSA key is enough
@@ -72,12 +73,14 @@ func TestMalformedPackets(t *testing.T) {
 		{4, 0, 0, 0, 0, 22, 9, 1, 2},    // OID truncated
 		{4, 0, 0, 0, 0, 22, 1, 1, 0, 8}, // unknown curve, q truncated
 		{3, 0, 0, 0, 0, 1},
+		{4, 0, 0, 0, 0, 17, 0, 8, 1},       // DSA: p only
+		{4, 0, 0, 0, 0, 16, 0, 8, 1, 0, 8}, // ElGamal: g truncated
 	} {
 		if _, err := FromPacket(body); err == nil {
 			t.Errorf("%x: no error", body)
 		}
 	}
-	if _, err := FromPacket([]byte{4, 0, 0, 0, 0, 17, 0, 8, 1}); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("DSA: %v, want ErrUnsupported", err)
+	if _, err := FromPacket([]byte{4, 0, 0, 0, 0, 26, 0, 8, 1}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("X448: %v, want ErrUnsupported", err)
 	}
 }
