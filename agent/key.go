@@ -153,9 +153,38 @@ func (k *Key) DecryptECDH(e, wrapped []byte) ([]byte, error) {
 	return ECDHSessionKey(body, k.Pub.Fingerprint, shared, wrapped)
 }
 
+// DecryptElGamal returns the session key block of an ElGamal PKESK with
+// MPIs a and b.
+func (k *Key) DecryptElGamal(a, b []byte) ([]byte, error) {
+	v, err := k.Conn.Decrypt(k.Grip, k.Desc, ElGamalCiphertext(a, b))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	m, err := pkcs1Message(v)
+	return m, k.wrap(err)
+}
+
+// SignDigest signs digest (of hash h) and returns the signature's MPIs,
+// for the algorithms go-crypto signs only with its own key type (DSA).
+func (k *Key) SignDigest(digest []byte, h crypto.Hash) ([][]byte, error) {
+	id, ok := hashIDs[h]
+	if !ok {
+		return nil, k.wrap(fmt.Errorf("gpg-agent: hash %v", h))
+	}
+	sig, err := k.Conn.Sign(k.Grip, k.Desc, id, digest)
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	r, s := sig.Value("r"), sig.Value("s")
+	if sig.Find("dsa") == nil || r == nil || s == nil {
+		return nil, k.wrap(errors.New("gpg-agent: a DSA signature without r and s"))
+	}
+	return [][]byte{r, s}, nil
+}
+
 // NewPrivateKey is pub with its secret half in the agent, as go-crypto
 // signs and pgpstream decrypts with it: RSA, ECDSA, EdDSA (v4, the
-// legacy algorithm 22 gpg 2.2 makes) and ECDH.
+// legacy algorithm 22 gpg 2.2 makes), DSA, ECDH and ElGamal.
 func NewPrivateKey(c *Conn, pub *gcpacket.PublicKey, desc string) (*gcpacket.PrivateKey, error) {
 	grip, err := keygrip.Of(pub)
 	if err != nil {
@@ -165,7 +194,9 @@ func NewPrivateKey(c *Conn, pub *gcpacket.PublicKey, desc string) (*gcpacket.Pri
 	priv := &gcpacket.PrivateKey{PublicKey: *pub, PrivateKey: k}
 	switch pub.PubKeyAlgo {
 	case gcpacket.PubKeyAlgoRSA, gcpacket.PubKeyAlgoRSASignOnly, gcpacket.PubKeyAlgoRSAEncryptOnly,
-		gcpacket.PubKeyAlgoECDSA, gcpacket.PubKeyAlgoECDH:
+		gcpacket.PubKeyAlgoECDSA, gcpacket.PubKeyAlgoECDH, gcpacket.PubKeyAlgoElGamal, gcpacket.PubKeyAlgoDSA:
+		// ECDH and ElGamal decrypt through package packet's hooks,
+		// DSA signs through SignDigest (filter.DigestSigner).
 	case gcpacket.PubKeyAlgoEdDSA:
 		ep, ok := pub.PublicKey.(*eddsa.PublicKey)
 		if !ok {

@@ -273,6 +273,16 @@ func RSACiphertext(a []byte) []byte {
 	return append(b, ")))"...)
 }
 
+// ElGamalCiphertext is the (enc-val (elg (a ..)(b ..))) of an ElGamal
+// PKESK's two MPIs.
+func ElGamalCiphertext(a, b []byte) []byte {
+	s := []byte("(7:enc-val(3:elg(1:a")
+	s = AppendAtom(s, a)
+	s = append(s, ")(1:b"...)
+	s = AppendAtom(s, b)
+	return append(s, ")))"...)
+}
+
 // ECDHCiphertext is the (enc-val (ecdh (s ..)(e ..))) of an ECDH PKESK:
 // e the ephemeral point as the PKESK stores it, s the wrapped key.
 func ECDHCiphertext(ephemeral, wrapped []byte) []byte {

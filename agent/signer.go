@@ -94,8 +94,13 @@ func (d *Decrypter) Decrypt(_ io.Reader, ciphertext []byte, _ crypto.DecrypterOp
 	if err != nil {
 		return nil, err
 	}
-	// The agent gives the block as a number: 02 || nonzero padding ||
-	// 00 || message, its leading zero byte dropped.
+	return pkcs1Message(v)
+}
+
+// pkcs1Message is the message in a PKCS#1 v1.5 encryption block as the
+// agent gives it, a number: 02 || nonzero padding || 00 || message, its
+// leading zero byte dropped.
+func pkcs1Message(v []byte) ([]byte, error) {
 	if len(v) > 0 && v[0] == 0 {
 		v = v[1:]
 	}

@@ -149,6 +149,19 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 // signer first.
 func (s *signing) writeSignatures(w io.Writer) error {
 	for i, sig := range s.sigs {
+		if ds, ok := s.signers[i].Key.PrivateKey.(DigestSigner); ok && s.signers[i].Key.PubKeyAlgo == gcpacket.PubKeyAlgoDSA {
+			pkt, signed, err := signDigest(sig, s.hashes[i], s.signers[i].Key, s.configs[i], ds)
+			if err != nil {
+				return fmt.Errorf("signing with %X: %w", s.signers[i].Key.Fingerprint, err)
+			}
+			if _, err := w.Write(pkt); err != nil {
+				return err
+			}
+			if s.signers[i].Made != nil {
+				s.signers[i].Made(signed)
+			}
+			continue
+		}
 		err := sig.Sign(s.hashes[i], s.signers[i].Key, s.configs[i])
 		if err == nil && s.signers[i].SignError != nil {
 			// go-crypto drops a crypto.Signer's error for RSA and

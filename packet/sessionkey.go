@@ -83,12 +83,23 @@ type ECDHDecrypter interface {
 	DecryptECDH(ephemeral, wrapped []byte) ([]byte, error)
 }
 
+// ElGamalDecrypter is a secret ElGamal key held outside go-crypto, which
+// decrypts ElGamal only with its own key type: DecryptElGamal is given
+// the PKESK's two MPIs and returns the session key block inside the
+// PKCS#1 v1.5 encoding (cipher octet, key, checksum).
+type ElGamalDecrypter interface {
+	DecryptElGamal(a, b []byte) ([]byte, error)
+}
+
 // Decrypt recovers the session key with priv, which must be unlocked. For
 // v3 the cipher comes with the key; for v6 it is in the SEIPD v2 header and
 // Decrypt returns 0.
 func (p *PKESK) Decrypt(priv *gcpacket.PrivateKey) ([]byte, CipherAlgo, error) {
 	if d, ok := priv.PrivateKey.(ECDHDecrypter); ok && p.Algo == byte(gcpacket.PubKeyAlgoECDH) {
 		return p.decryptECDH(d)
+	}
+	if d, ok := priv.PrivateKey.(ElGamalDecrypter); ok && p.Algo == byte(gcpacket.PubKeyAlgoElGamal) {
+		return p.decryptElGamal(d)
 	}
 	pkt := AppendHeader(nil, TagPKESK, int64(len(p.body)))
 	pkt = append(pkt, p.body...)
@@ -128,6 +139,37 @@ func (p *PKESK) decryptECDH(d ECDHDecrypter) ([]byte, CipherAlgo, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return sessionKeyBlock(m)
+}
+
+// decryptElGamal opens a v3 ElGamal PKESK through d: two MPIs follow the
+// version, key ID and algorithm.
+func (p *PKESK) decryptElGamal(d ElGamalDecrypter) ([]byte, CipherAlgo, error) {
+	if p.Version != 3 {
+		return nil, 0, &UnsupportedError{"PKESK", p.Offset, "an ElGamal PKESK of version " + itoa3(p.Version)}
+	}
+	f := p.body[10:]
+	var mpis [2][]byte
+	for i := range mpis {
+		if len(f) < 2 {
+			return nil, 0, &TruncatedError{"PKESK", p.Offset, "the ElGamal MPIs"}
+		}
+		n := (int(f[0])<<8 | int(f[1]) + 7) / 8
+		if len(f) < 2+n {
+			return nil, 0, &TruncatedError{"PKESK", p.Offset, "the ElGamal MPIs"}
+		}
+		mpis[i], f = f[2:2+n], f[2+n:]
+	}
+	m, err := d.DecryptElGamal(mpis[0], mpis[1])
+	if err != nil {
+		return nil, 0, err
+	}
+	return sessionKeyBlock(m)
+}
+
+// sessionKeyBlock checks and splits a v3 PKESK's session key block: the
+// cipher octet, the key, and the key's two-octet checksum.
+func sessionKeyBlock(m []byte) ([]byte, CipherAlgo, error) {
 	if len(m) < 1+2 {
 		return nil, 0, fmt.Errorf("PKESK: a session key block of %d octets", len(m))
 	}

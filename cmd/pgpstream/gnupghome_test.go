@@ -19,7 +19,8 @@ type gnupgKey struct {
 }
 
 // TestGnuPGHome uses a home made by gpg as it is: pgpstream lists gpg's
-// keys, decrypts what gpg encrypted and signs through gpg-agent, encrypts
+// keys (RSA, Ed25519 with Curve25519, P-256, DSA with ElGamal), decrypts
+// what gpg encrypted and signs through gpg-agent, encrypts
 // to gpg's keys and verifies gpg's signatures, without importing
 // anything; gpg reads what pgpstream made; and gpg's files are left byte
 // for byte as they were.
@@ -30,10 +31,12 @@ func TestGnuPGHome(t *testing.T) {
 		{mail: "rsa@gpg.test"},
 		{mail: "ed@gpg.test", pass: "ed pass"},
 		{mail: "nist@gpg.test", pass: "nist pass"},
+		{mail: "dsa@gpg.test", pass: "dsa pass"},
 	}
 	keys[0].fpr = h.GenKey("Rsa <rsa@gpg.test>", "rsa3072", "rsa3072", "")
 	keys[1].fpr = h.GenKey("Ed <ed@gpg.test>", "ed25519", "cv25519", keys[1].pass)
 	keys[2].fpr = h.GenKey("Nist <nist@gpg.test>", "nistp256", "nistp256", keys[2].pass)
+	keys[3].fpr = h.GenKey("Dsa <dsa@gpg.test>", "dsa2048", "elg2048", keys[3].pass)
 
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.txt")
@@ -100,7 +103,7 @@ func TestGnuPGHome(t *testing.T) {
 		t.Errorf("--list-secret-keys did not start gpg-agent")
 	}
 	human := string(ps("--list-secret-keys"))
-	if !strings.HasPrefix(human, filepath.Join(h.Dir, "pubring.kbx")+"\n") || strings.Count(human, "\nsec ") != 3 || strings.Count(human, "\nssb ") != 3 {
+	if !strings.HasPrefix(human, filepath.Join(h.Dir, "pubring.kbx")+"\n") || strings.Count(human, "\nsec ") != len(keys) || strings.Count(human, "\nssb ") != len(keys) {
 		t.Errorf("--list-secret-keys:\n%s", human)
 	}
 

@@ -77,3 +77,39 @@ func TestPKESKECDHDecrypter(t *testing.T) {
 		}
 	}
 }
+
+type fakeElGamal struct {
+	a, b, block []byte
+}
+
+func (f *fakeElGamal) DecryptElGamal(a, b []byte) ([]byte, error) {
+	if !bytes.Equal(a, f.a) || !bytes.Equal(b, f.b) {
+		return nil, errors.New("wrong MPIs")
+	}
+	return f.block, nil
+}
+
+func TestPKESKElGamalDecrypter(t *testing.T) {
+	a, b := bytes.Repeat([]byte{0x81}, 256), bytes.Repeat([]byte{0x42}, 255)
+	body := []byte{3, 1, 2, 3, 4, 5, 6, 7, 8, 16, 0x08, 0x00}
+	body = append(body, a...)
+	body = append(body, 0x07, 0xf7)
+	body = append(body, b...)
+	key := bytes.Repeat([]byte{1}, 16)
+	block := append(append([]byte{7}, key...), 0, 16)
+	p, err := ParsePKESK(body, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv := &gcpacket.PrivateKey{PrivateKey: &fakeElGamal{a, b, block}}
+	if got, c, err := p.Decrypt(priv); err != nil || c != CipherAES128 || !bytes.Equal(got, key) {
+		t.Fatalf("Decrypt: %x %v %v", got, c, err)
+	}
+	for _, n := range []int{11, 12 + 255, 12 + 256 + 1, len(body) - 1} {
+		p, _ := ParsePKESK(body[:n], 0)
+		var te *TruncatedError
+		if _, _, err := p.Decrypt(priv); !errors.As(err, &te) {
+			t.Errorf("body cut at %d: %v", n, err)
+		}
+	}
+}
