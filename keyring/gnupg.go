@@ -120,11 +120,16 @@ func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) {
 	files, warnings := readGnuPGRings(dir)
 	r.warnings = append(r.warnings, warnings...)
 	for _, f := range files {
+		// Old homes hold keys pgpstream cannot read (v3, unknown
+		// algorithms); gpg passes over them too. One line says so.
+		skipped, first := 0, ""
 		for _, b := range f.blocks {
 			k, err := r.newKey(b, nil)
 			if err != nil {
-				fp, _ := fingerprintOf(b.primary.pkt)
-				r.warnings = append(r.warnings, fmt.Sprintf("%s: key %X is skipped: %v", filepath.Join(dir, f.name), fp, err))
+				if skipped++; skipped == 1 {
+					fp, _ := fingerprintOf(b.primary.pkt)
+					first = fmt.Sprintf("%X: %v", fp, err)
+				}
 				continue
 			}
 			if prev := byFpr[k.Fingerprint()]; prev != nil {
@@ -136,6 +141,9 @@ func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) {
 			k.stored, k.from = b.bytes(), f.name
 			byFpr[k.Fingerprint()] = k
 			r.keys = append(r.keys, k)
+		}
+		if skipped > 0 {
+			r.warnings = append(r.warnings, fmt.Sprintf("%s: %d key(s) pgpstream cannot read are not used (the first, %s)", filepath.Join(dir, f.name), skipped, first))
 		}
 	}
 }
@@ -171,9 +179,11 @@ func (a *agentSource) start() {
 		return
 	}
 	a.started = true
-	if _, err := exec.LookPath("gpg-agent"); err != nil {
+	if _, err := exec.LookPath("gpgconf"); err != nil {
+		// gpgconf finds and starts the agent; without it only an
+		// agent already running at the home's socket can be used.
 		if _, serr := os.Stat(agent.SocketPath(a.home)); serr != nil {
-			a.err = errors.New("gpg-agent is not installed")
+			a.err = errors.New("gpg-agent is not running and gpgconf, which starts it, is not installed")
 			return
 		}
 	}

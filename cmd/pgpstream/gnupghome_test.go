@@ -219,7 +219,7 @@ func TestGnuPGHomeNoAgent(t *testing.T) {
 		t.Errorf("gpg's key without the agent: exit %d\n%s", code, stderr)
 	}
 	code, _, stderr = runInProcess(nil, "--homedir", h.Dir, "--batch", "-u", "ed@gpg.test", "-b", "-o", filepath.Join(dir, "gpg.sig"), plain)
-	if code != 2 || !strings.Contains(stderr, "gpg-agent is not installed") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
+	if code != 2 || !strings.Contains(stderr, "gpg-agent is not running and gpgconf, which starts it, is not installed") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
 		t.Errorf("signing with gpg's key without the agent: exit %d\n%s", code, stderr)
 	}
 }
