@@ -112,6 +112,9 @@ func hintsFor(err error) []string {
 		return []string{"if you trust where it came from, --allow-unprotected reads it anyway (the output may have been tampered with)"}
 	case errors.Is(err, filter.ErrNoSecretKey) && errors.Is(err, filter.ErrKeyLocked):
 		return []string{"give the key's passphrase with --passphrase-file FILE or --passphrase-fd N"}
+	case errors.Is(err, filter.ErrNoSecretKey) && errors.Is(err, keyring.ErrBadPassphrase):
+		// The key is here (in the ring or gpg-agent); its passphrase was wrong.
+		return []string{"check the passphrase; --passphrase-file reads only the first line of the file"}
 	case errors.Is(err, filter.ErrNoSecretKey):
 		return []string{"import the recipient's secret key with --import, or point --homedir at the keyring that has it"}
 	case errors.Is(err, errNoPassphrase):

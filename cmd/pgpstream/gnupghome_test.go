@@ -127,7 +127,7 @@ func TestGnuPGHome(t *testing.T) {
 	h.Run(nil, "gpgconf", "--reload", "gpg-agent")
 	code, _, stderr := runInProcess(nil, "--homedir", h.Dir, "--batch", "--pinentry-mode", "loopback", "--passphrase", "wrong", "-d", filepath.Join(dir, "gpg-nist@gpg.test.gpg"))
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	if code != 2 || !strings.HasPrefix(lines[0], "pgpstream: error: ") || !strings.Contains(lines[0], "bad passphrase") || !regexp.MustCompile(`key [0-9A-F]{16}`).MatchString(lines[0]) || strings.Contains(stderr, "goroutine") {
+	if code != 2 || !strings.HasPrefix(lines[0], "pgpstream: error: ") || !strings.Contains(lines[0], "bad passphrase") || !regexp.MustCompile(`key [0-9A-F]{16}`).MatchString(lines[0]) || !strings.Contains(stderr, "hint: check the passphrase") || strings.Contains(stderr, "goroutine") {
 		t.Errorf("wrong passphrase: exit %d\n%s", code, stderr)
 	}
 	code, _, stderr = runInProcess(nil, "--homedir", h.Dir, "--batch", "--pinentry-mode", "loopback", "--passphrase", "wrong", "-u", "ed@gpg.test", "-b", "-o", filepath.Join(dir, "bad.sig"), plain)
