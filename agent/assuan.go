@@ -72,6 +72,8 @@ type Conn struct {
 	Inquire func(keyword, args string) ([]byte, error)
 	// Status is given every status line.
 	Status func(keyword, args string)
+
+	desc string // the last SETKEYDESC text, for a loopback prompt
 }
 
 // SocketPath is the agent socket of the GnuPG home dir, as gpgconf

@@ -3,6 +3,7 @@ package agent
 import (
 	"crypto"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func TestKeySignError(t *testing.T) {
 	defer c.Close()
 	for _, name := range []string{"rsa@example.org", "ed@example.org"} {
 		pub := exportKey(t, h, name).PrimaryKey
-		priv, err := NewPrivateKey(c, pub, "")
+		priv, err := NewPrivateKey(c, pub, "the key of "+name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,13 +42,17 @@ func TestKeySignError(t *testing.T) {
 			hh.Write([]byte("data"))
 			return sig.Sign(hh, priv, nil)
 		}
-		c.SetPassphrase(func(string) ([]byte, error) { return []byte("wrong"), nil })
+		var asked string
+		c.SetPassphrase(func(desc string) ([]byte, error) { asked = desc; return []byte("wrong"), nil })
 		err = sign()
 		if err == nil {
 			err = AgentKey(priv).SignError()
 		}
 		if !errors.Is(err, ErrBadPassphrase) {
 			t.Errorf("%s with a wrong passphrase: %v", name, err)
+		}
+		if !strings.Contains(asked, "the key of "+name) {
+			t.Errorf("%s: the loopback prompt is %q", name, asked)
 		}
 		c.SetPassphrase(func(string) ([]byte, error) { return []byte(right[name]), nil })
 		if err := sign(); err != nil || AgentKey(priv).SignError() != nil {

@@ -27,6 +27,9 @@ func (c *Conn) SetPassphrase(get func(desc string) ([]byte, error)) error {
 	prev := c.Inquire
 	c.Inquire = func(kw, args string) ([]byte, error) {
 		if kw == "PASSPHRASE" || kw == "NEW_PASSPHRASE" {
+			if args == "" {
+				args = c.desc // the prompt of the key being used
+			}
 			return get(args)
 		}
 		if prev != nil {
@@ -101,6 +104,7 @@ func (c *Conn) Decrypt(grip keygrip.Grip, desc string, ciphertext []byte) ([]byt
 		if _, err := c.Transact("SETKEYDESC " + escapeArg(desc)); err != nil {
 			return nil, err
 		}
+		c.desc = desc
 	}
 	prev := c.Inquire
 	defer func() { c.Inquire = prev }()
@@ -149,6 +153,7 @@ func (c *Conn) Sign(grip keygrip.Grip, desc string, hash int, digest []byte) (*S
 		if _, err := c.Transact("SETKEYDESC " + escapeArg(desc)); err != nil {
 			return nil, err
 		}
+		c.desc = desc
 	}
 	if _, err := c.Transact(fmt.Sprintf("SETHASH --hash=%s %X", name, digest)); err != nil {
 		return nil, err
