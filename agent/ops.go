@@ -297,3 +297,29 @@ func ECDHCiphertext(ephemeral, wrapped []byte) []byte {
 	b = AppendAtom(b, ephemeral)
 	return append(b, ")))"...)
 }
+
+// Passwd changes the passphrase of grip's key (PASSWD) through the
+// loopback pinentry: the agent asks for the old passphrase, then the
+// new one, and old and new answer. The connection stays in loopback
+// mode.
+func (c *Conn) Passwd(grip keygrip.Grip, oldPass, newPass []byte) error {
+	if _, err := c.Transact("OPTION pinentry-mode=loopback"); err != nil {
+		return err
+	}
+	prev := c.Inquire
+	defer func() { c.Inquire = prev }()
+	c.Inquire = func(kw, args string) ([]byte, error) {
+		switch kw {
+		case "PASSPHRASE":
+			return oldPass, nil
+		case "NEW_PASSPHRASE":
+			return newPass, nil
+		}
+		if prev != nil {
+			return prev(kw, args)
+		}
+		return nil, fmt.Errorf("no answer to the agent's inquiry %s", kw)
+	}
+	_, err := c.Transact("PASSWD " + grip.String())
+	return err
+}

@@ -65,7 +65,7 @@ func (r *Ring) editableKey(fpr string) (*Key, error) {
 		return nil, noKey(fpr, false)
 	}
 	if k.sec == nil && k.inAgent(true) {
-		return nil, fmt.Errorf("%w: %w", k.inAgentError("use gpg for it"), ErrNoSecretKey)
+		return nil, fmt.Errorf("%w: %w", k.inAgentError("use gpg for this change"), ErrNoSecretKey)
 	}
 	if k.sec == nil {
 		return nil, fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), ErrNoSecretKey)

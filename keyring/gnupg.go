@@ -458,3 +458,31 @@ func keyboxPackets(data []byte) ([]rawPacket, error) {
 	}
 	return splitPackets(all)
 }
+
+// agentPasswd changes the passphrase of the (sub)keys of the key with
+// full fingerprint fpr that gpg-agent holds, as gpg --passwd does (the
+// agent re-protects its own files). handled is false when the key is not
+// one of the agent's, for ChangePassphrase to go on with secring.pgp.
+func (r *Ring) agentPasswd(fpr string, oldPass, newPass []byte) (handled bool, err error) {
+	b, bang, ok := parseHexID(strings.TrimSpace(fpr))
+	if !ok || bang || (len(b) != 20 && len(b) != 32) {
+		return false, nil
+	}
+	k := r.byFingerprint(fmt.Sprintf("%X", b))
+	if k == nil || k.sec != nil || !k.inAgent(true) {
+		return false, nil
+	}
+	for _, pk := range k.publicKeys() {
+		if _, held := k.agent.holds(pk, true); !held {
+			continue
+		}
+		g, _ := k.agent.grip(pk)
+		if err := k.agent.conn.Passwd(g, oldPass, newPass); err != nil {
+			if errors.Is(err, agent.ErrBadPassphrase) {
+				return true, fmt.Errorf("keyring: key %X: %w (%v)", pk.Fingerprint, ErrBadPassphrase, err)
+			}
+			return true, fmt.Errorf("keyring: key %X: %w", pk.Fingerprint, err)
+		}
+	}
+	return true, nil
+}

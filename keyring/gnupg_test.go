@@ -3,6 +3,7 @@ package keyring
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -234,5 +235,35 @@ func TestGnuPGBrokenKeybox(t *testing.T) {
 	}
 	if _, err := r.Lookup("own@pgpstream.test", true); err != nil {
 		t.Errorf("own key: %v", err)
+	}
+}
+
+// TestGnuPGPasswd changes the passphrase of a key gpg-agent holds, as gpg
+// --passwd does, and gpg then needs the new one.
+func TestGnuPGPasswd(t *testing.T) {
+	h := gnupgtest.New(t)
+	t.Cleanup(func() { killAgent(h.Dir) })
+	fpr := h.GenKey("Ed <ed@gpg.test>", "ed25519", "cv25519", "old pass")
+	msg := h.Run([]byte("passwd\n"), "gpg", "--batch", "--trust-model", "always", "-e", "-r", fpr)
+	r, err := Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ChangePassphrase(fpr, []byte("wrong"), []byte("new pass")); !errors.Is(err, ErrBadPassphrase) {
+		t.Fatalf("a wrong old passphrase: %v", err)
+	}
+	if err := r.ChangePassphrase(fpr, []byte("old pass"), []byte("new pass")); err != nil {
+		t.Fatal(err)
+	}
+	h.Run(nil, "gpgconf", "--reload", "gpg-agent") // forget the cached passphrases
+	decrypt := func(pass string) error {
+		_, err := h.Try(msg, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", pass, "-d")
+		return err
+	}
+	if err := decrypt("old pass"); err == nil {
+		t.Errorf("the old passphrase still opens the key")
+	}
+	if err := decrypt("new pass"); err != nil {
+		t.Errorf("the new passphrase: %v", err)
 	}
 }

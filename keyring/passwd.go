@@ -10,7 +10,13 @@ import (
 // is not protected) and protected with newPass, or left unprotected when
 // newPass is empty. Only the secret key packets change; the certificate,
 // its signatures and the public ring stay byte for byte as they were.
+//
+// A key whose secret parts gpg-agent holds has its passphrase changed by
+// the agent (PASSWD), as gpg --passwd does.
 func (r *Ring) ChangePassphrase(fpr string, oldPass, newPass []byte) error {
+	if handled, err := r.agentPasswd(fpr, oldPass, newPass); handled {
+		return err
+	}
 	return r.update(secretFirst, func() (bool, error) {
 		k, err := r.editableKey(fpr)
 		if err != nil {
