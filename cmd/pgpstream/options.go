@@ -752,9 +752,17 @@ func resolveHome(flag string) (home, from string) {
 // gnupgHomeNote says, once, what of a GnuPG home pgpstream cannot use.
 // It reads the public keys of pubring.kbx and pubring.gpg and uses the
 // secret keys of private-keys-v1.d through gpg-agent (keyring/gnupg.go);
-// only gpg 1.x's secret ring is left, which gpg 2.1 and later move into
-// the agent the first time they run in the home.
+// left are gpg 2.4's keyboxd, whose database pgpstream does not read,
+// and gpg 1.x's secret ring, which gpg 2.1 and later move into the agent
+// the first time they run in the home.
 func gnupgHomeNote(home string) string {
+	if b, err := os.ReadFile(filepath.Join(home, "common.conf")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(line) == "use-keyboxd" {
+				return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used", home)
+			}
+		}
+	}
 	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
 		return ""
 	}
