@@ -66,8 +66,11 @@ var ErrMalformed = errors.New("malformed keybox")
 // keeping the old one as pubring.kbx~ and renaming. Writing blobs from
 // outside gpg would have to follow that protocol exactly, and would still
 // leave gpg's trust database without the new key; a blob gpg finds wrong
-// makes it refuse the whole file. So keys go into a GnuPG home through
-// gpg itself (gpg --import), and pgpstream never risks gpg's files.
+// makes it refuse the whole file; and gpg 2.4 homes that use keyboxd keep
+// their keys in a database instead. So pgpstream keeps what it imports in
+// a GnuPG home in its own pubring.pgp there (Sequoia's gpg-sq also leaves
+// gpg's files alone, in a store of its own), keys reach gpg through gpg
+// itself (gpg --import), and pgpstream never risks gpg's files.
 var ErrReadOnly = errors.New("pgpstream reads GnuPG's pubring.kbx but does not write it: import the key with gpg --import")
 
 // FormatError says where a keybox is malformed.
