@@ -193,8 +193,10 @@ func (a *agentSource) start() {
 		return
 	}
 	if err := a.configure(c); err != nil {
+		// A restricted socket (an agent forwarded over ssh) refuses
+		// the loopback pinentry, as it refuses gpg's.
 		c.Close()
-		a.err = fmt.Errorf("gpg-agent: %w", err)
+		a.err = fmt.Errorf("--pinentry-mode %s: %w", a.opt.PinentryMode, err)
 		return
 	}
 	a.conn = c
