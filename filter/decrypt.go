@@ -412,6 +412,10 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 		if err != nil {
 			return err
 		}
+		l.Length = -1
+		if h.Kind == packet.Definite {
+			l.Length = h.Length - int64(6+len(l.FileName)) // format, name length, name, time
+		}
 		d.res.Literal = l
 		d.opt.Events.Literal(l)
 		out := d.out

@@ -38,6 +38,10 @@ type ImportedKey struct {
 	// Flags are IMPORT_OK's reasons: 1 a new key, 2 new user IDs, 4 new
 	// signatures, 8 new subkeys, 16 a secret key; 0 nothing changed.
 	Flags int
+	// Secret is set when the block held a secret key, new or not.
+	Secret bool
+	// Key is the key as the ring now holds it.
+	Key *Key
 }
 
 const (
@@ -345,8 +349,9 @@ func (r *Ring) importedKey(b *block, before, after ImportStats) ImportedKey {
 		ik.Fingerprint = fmt.Sprintf("%X", fp)
 	}
 	if k := r.byFingerprint(ik.Fingerprint); k != nil {
-		ik.KeyID, ik.UserID = k.KeyID(), k.PrimaryUserID()
+		ik.KeyID, ik.UserID, ik.Key = k.KeyID(), k.PrimaryUserID(), k
 	}
+	ik.Secret = b.secret()
 	for _, f := range []struct {
 		grew bool
 		bit  int

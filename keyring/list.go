@@ -377,8 +377,13 @@ func colonRecord(w io.Writer, f []string) {
 	fmt.Fprintf(w, "%s:\n", strings.Join(f, ":"))
 }
 
-func keyFields(typ string, st keyState, caps string, secret bool) []string {
+// keyFields is a pub/sec (primary, 20 fields) or sub/ssb (18 fields)
+// record, as many as gpg 2.2 writes for each.
+func keyFields(typ string, st keyState, caps string, secret, primary bool) []string {
 	f := make([]string, 20)
+	if !primary {
+		f = f[:18]
+	}
 	algo, bits := algoName(st.pub)
 	f[0] = typ
 	f[1] = colonValidity(st)
@@ -395,6 +400,10 @@ func keyFields(typ string, st keyState, caps string, secret bool) []string {
 	}
 	if name, _ := curveName(st.pub); name != "" {
 		f[16] = algo
+	}
+	f[17] = complianceFlags(st.pub, bits)
+	if primary {
+		f[19] = keyOrigin
 	}
 	return f
 }
@@ -428,7 +437,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 			total |= ss.caps
 		}
 	}
-	f := keyFields(typ, ps, capString(ps.caps, false)+capString(total, true), secret)
+	f := keyFields(typ, ps, capString(ps.caps, false)+capString(total, true), secret, true)
 	if f[1] == "-" {
 		f[1] = validity.Letter()
 	}
@@ -446,14 +455,18 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		}
 		f[5] = epoch(u.created)
 		f[6] = epoch(u.expires)
+		f[7] = uidHash(u.name)
 		f[9] = colonEscape(u.name)
+		f[19] = keyOrigin
 		colonRecord(w, f)
 		lc.sigRecords(w, k, u.sigs)
 	}
 	for _, ss := range subs {
-		sf := keyFields(subTyp, ss, capString(ss.caps, false), secret)
+		sf := keyFields(subTyp, ss, capString(ss.caps, false), secret, false)
 		if sf[1] == "-" {
-			sf[1] = validity.Letter() // a subkey is as valid as its key, in gpg's listings
+			// A subkey is as valid as its key, in gpg's listings,
+			// and revoked or expired with it.
+			sf[1] = f[1]
 		}
 		colonRecord(w, sf)
 		colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", fmt.Sprintf("%X", ss.pub.Fingerprint)})

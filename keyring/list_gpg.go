@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"golang.org/x/crypto/ripemd160"
 )
 
 // ListOptions choose what a key listing shows, as gpg's options do.
@@ -60,9 +61,10 @@ func (r *Ring) List(w io.Writer, patterns []string, opt ListOptions) (SigCounts,
 	}
 	lc := &listCtx{opt: opt, keys: r.keys, ring: r}
 	bw := bufio.NewWriter(w)
-	if opt.Colons {
+	if opt.Colons && !opt.Secret {
 		// gpg's trust-database line: model (0 classic, 1 pgp), the
 		// database's creation and expiry, marginals, completes, depth.
+		// gpg writes it for public listings only.
 		fmt.Fprintf(bw, "tru::1:0:0:3:1:5\n")
 	}
 	if !opt.Colons && len(patterns) == 0 && len(keys) > 0 {
@@ -185,8 +187,11 @@ func (lc *listCtx) keyLines(w io.Writer, pk *packet.PublicKey, primary bool) {
 	}
 }
 
+// gripRecord writes the keygrip under a key: with --with-keygrip, and
+// always in a colon listing of secret keys, as gpg 2.2 does (a secret
+// key is found in gpg-agent by its keygrip).
 func (lc *listCtx) gripRecord(w io.Writer, pk *packet.PublicKey) {
-	if !lc.opt.Keygrip {
+	if !lc.opt.Keygrip && !(lc.opt.Secret && lc.opt.Colons) {
 		return
 	}
 	if g := KeygripHex(pk); g != "" {
@@ -470,4 +475,72 @@ func (r *Ring) LookupID(keyID uint64, fingerprint []byte) (userID string, secret
 		}
 	}
 	return k.PrimaryUserID(), secret, true
+}
+
+// keyOrigin is field 20 of pub, sec and uid records: where the key came
+// from. pgpstream does not record it; 0 is gpg's "unknown", what gpg
+// writes for keys imported from a file.
+const keyOrigin = "0"
+
+// uidHash is field 8 of a uid record: RIPEMD-160 of the user ID, which
+// clients use to tell user IDs apart (GnuPG's doc/DETAILS).
+func uidHash(name string) string {
+	h := ripemd160.New()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%X", h.Sum(nil))
+}
+
+// complianceFlags is field 18 of a key record. gpg 2.2 writes 23 for a
+// key usable in its de-vs mode (the German VS-NfD rules): RSA of 2048,
+// 3072 or 4096 bits and ECC on the Brainpool curves; nothing otherwise.
+func complianceFlags(pk *packet.PublicKey, bits int) string {
+	switch pk.PubKeyAlgo {
+	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSAEncryptOnly, packet.PubKeyAlgoRSASignOnly:
+		if bits == 2048 || bits == 3072 || bits == 4096 {
+			return "23"
+		}
+	case packet.PubKeyAlgoECDH, packet.PubKeyAlgoECDSA:
+		if name, _ := curveName(pk); strings.HasPrefix(name, "brainpoolP") {
+			return "23"
+		}
+	}
+	return ""
+}
+
+// Lifetime says, as the listings do, whether k's primary key is revoked
+// at now and when it expired (zero when it has not).
+func (k *Key) Lifetime(now time.Time) (revoked bool, expired time.Time) {
+	st := k.primaryState(now)
+	if st.expired {
+		expired = st.expires
+	}
+	return st.revoked, expired
+}
+
+// Owner is the key whose primary key or subkey has the fingerprint fp,
+// or nil.
+func (r *Ring) Owner(fp []byte) *Key {
+	if len(fp) == 0 {
+		return nil
+	}
+	return (&listCtx{keys: r.keys}).signerKey(0, fp)
+}
+
+// RevokedSigner reports whether k is revoked and pk, one of its keys, was
+// made to sign: a key whose signatures gpg still checks and reports as
+// REVKEYSIG, where the signing-key lookup refuses it.
+func (k *Key) RevokedSigner(pk *packet.PublicKey, now time.Time) bool {
+	ps := k.primaryState(now)
+	if !ps.revoked {
+		return false
+	}
+	if bytes.Equal(pk.Fingerprint, k.ent.PrimaryKey.Fingerprint) {
+		return ps.caps&capSign != 0
+	}
+	for i := range k.ent.Subkeys {
+		if bytes.Equal(k.ent.Subkeys[i].PublicKey.Fingerprint, pk.Fingerprint) {
+			return k.subkeyState(&k.ent.Subkeys[i], now).caps&capSign != 0
+		}
+	}
+	return false
 }

@@ -15,6 +15,9 @@ type Literal struct {
 	Format   byte // 'b' binary, 't' text, 'u' UTF-8, 'm' MIME
 	FileName string
 	Time     time.Time // zero when the sender wrote 0
+	// Length is the number of data octets when the packet has a
+	// definite length (gpg's PLAINTEXT_LENGTH), -1 when it does not.
+	Length int64
 }
 
 // ReadLiteral parses a literal header from the start of body and consumes

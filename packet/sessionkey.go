@@ -294,6 +294,19 @@ func WriteSKESK(w io.Writer, c CipherAlgo, sessionKey, passphrase []byte, v6 boo
 	return gcpacket.SerializeSymmetricKeyEncryptedAEADReuseKey(w, sessionKey, passphrase, v6, cfg)
 }
 
+// S2KType returns the S2K specifier's type and hash octets (RFC 9580
+// §3.7.1), for gpg's NEED_PASSPHRASE_SYM; 0 for a hash it does not have.
+func (s *SKESK) S2KType() (mode, hash byte) {
+	spec := s.s2k()
+	if len(spec) > 0 {
+		mode = spec[0]
+	}
+	if len(spec) > 1 && mode != 4 { // Argon2 names no hash
+		hash = spec[1]
+	}
+	return mode, hash
+}
+
 // s2k returns the S2K specifier at its place in each version's layout
 // (it may run on past the specifier), or nil when the body is too short.
 func (s *SKESK) s2k() []byte {

@@ -18,7 +18,7 @@ func cmdClearSign(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	sigCreated(signers, status, "C")
+	sigCreated(st, signers, status, "C")
 	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
 		return err

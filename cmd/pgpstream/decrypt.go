@@ -14,7 +14,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if err != nil {
 		return err
 	}
-	ds := &decryptStatus{s: status}
+	ds := &decryptStatus{s: status, exit: func() int { return st.exit }}
 	defer func() { ds.done(err) }() // after the output is committed or removed
 	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
@@ -33,7 +33,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	}
 	var keys filter.Keys = &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
 	if status != nil {
-		ds.keys = &statusKeys{Keys: keys, s: status}
+		ds.keys = &statusKeys{Keys: keys, s: status, ring: ring}
 		keys = ds.keys
 	}
 	out, err := openOutput(st, o, outPath, true)
@@ -82,7 +82,7 @@ type decryptEvents struct {
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
-func (e *decryptEvents) SKESK(*packet.SKESK)   { e.status.esk(nil) }
+func (e *decryptEvents) SKESK(p *packet.SKESK) { e.status.skeskRead(p) }
 func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
 	e.st.infof("session key from %s; %v, %s", s.From(), s.Cipher, s.Mode())
 	e.status.sessionKey(s)

@@ -78,7 +78,7 @@ func cmdEncrypt(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	sigCreated(opt.Signers, status, "S")
+	sigCreated(st, opt.Signers, status, "S")
 	encryptBegin(status, opt)
 	if _, err := filter.Encrypt(in, out.w, opt); err != nil {
 		out.abort()
@@ -144,16 +144,7 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			}
 		}
 		if err != nil {
-			// INV_RECP's reasons: 1 not found, 2 ambiguous, 0 other.
-			reason := 0
-			switch {
-			case errors.Is(err, keyring.ErrNoKey):
-				reason = 1
-			case errors.Is(err, keyring.ErrAmbiguous):
-				reason = 2
-			}
-			status.line("INV_RECP", reason, statusEscape(spec))
-			status.failure("encrypt", err)
+			recipientRefused(status, ring, spec, err)
 			if errors.Is(err, keyring.ErrNoKey) {
 				// The keyring's message names the pattern already.
 				return withHints(err, "list the keys you have with pgpstream --list-keys; import one with --import")
@@ -164,6 +155,7 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			return withHints(fmt.Errorf("recipient %q: %w", spec, err), "list the keys you have with pgpstream --list-keys; import one with --import")
 		}
 		for _, rc := range rcs {
+			keyConsidered(status, rc.Key, time.Now(), 0)
 			out = append(out, chosenRecipient{rc, hidden})
 		}
 		return nil

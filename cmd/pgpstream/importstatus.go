@@ -2,36 +2,57 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
-// importedKeys says what happened to each imported key as gpg does: on
-// standard error "key ID: public key "UID" imported" (or "not changed"),
-// and KEY_CONSIDERED, IMPORTED and IMPORT_OK on the status descriptor,
-// in gpg 2.2's order.
+// importedKeys says what happened to each imported key as gpg 2.2 does:
+// on standard error "key ID: public key "UID" imported" (or "not
+// changed", "updated"), and KEY_CONSIDERED, IMPORTED and IMPORT_OK on the
+// status descriptor, in gpg's order. A block with a secret key gets a
+// second IMPORT_OK for its secret part, 17 when new and 16 when it was
+// there already, after the lines for its public part.
 func importedKeys(st *state, status *statusWriter, stats keyring.ImportStats) {
+	now := time.Now()
 	for _, k := range stats.Keys {
-		switch {
-		case k.Flags&1 != 0:
-			status.line("KEY_CONSIDERED", k.Fingerprint, 0)
+		considered := func() {
+			keyConsidered(status, k.Key, now, 0)
+		}
+		id := fmt.Sprintf("%016X", k.KeyID)
+		switch pub := k.Flags &^ 16; {
+		case pub&1 != 0:
+			considered()
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %016X: public key %q imported\n", st.prog, k.KeyID, k.UserID)
+				fmt.Fprintf(st.stderr, "%s: key %s: public key %q imported\n", st.prog, id, k.UserID)
 			}
-			status.line("IMPORTED", fmt.Sprintf("%016X", k.KeyID), k.UserID)
-			status.line("IMPORT_OK", k.Flags, k.Fingerprint)
-		case k.Flags == 0:
+			status.line("IMPORTED", id, k.UserID)
+			status.line("IMPORT_OK", pub, k.Fingerprint)
+		case pub == 0:
 			status.line("IMPORT_OK", 0, k.Fingerprint)
-			status.line("KEY_CONSIDERED", k.Fingerprint, 0)
+			considered()
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %016X: %q not changed\n", st.prog, k.KeyID, k.UserID)
+				fmt.Fprintf(st.stderr, "%s: key %s: %q not changed\n", st.prog, id, k.UserID)
 			}
 		default:
-			status.line("KEY_CONSIDERED", k.Fingerprint, 0)
+			considered()
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %016X: %q updated\n", st.prog, k.KeyID, k.UserID)
+				fmt.Fprintf(st.stderr, "%s: key %s: %q updated\n", st.prog, id, k.UserID)
 			}
-			status.line("IMPORT_OK", k.Flags, k.Fingerprint)
+			status.line("IMPORT_OK", pub, k.Fingerprint)
+		}
+		if k.Secret {
+			considered()
+			// gpg 2.2 says "imported" for a secret key it had
+			// already, too; IMPORT_OK 16 and the counts tell.
+			if !st.quiet {
+				fmt.Fprintf(st.stderr, "%s: key %s: secret key imported\n", st.prog, id)
+			}
+			flags := 16
+			if k.Flags&16 != 0 {
+				flags |= 1
+			}
+			status.line("IMPORT_OK", flags, k.Fingerprint)
 		}
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/keyring"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -108,6 +112,9 @@ type state struct {
 	prog           string // the name messages begin with (see progName)
 	cleanups       []func()
 	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
+	// signerOwners are the certificates of the keys signersFor chose,
+	// for the status lines that name a signer's primary key.
+	signerOwners map[*gcpacket.PrivateKey]*keyring.Key
 }
 
 func (s *state) errorf(format string, args ...any) {

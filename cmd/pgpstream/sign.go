@@ -90,6 +90,10 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			sg.SignError = ak.SignError // the agent signs; it says why it did not
 		}
 		out = append(out, sg)
+		if st.signerOwners == nil {
+			st.signerOwners = map[*gcpacket.PrivateKey]*keyring.Key{}
+		}
+		st.signerOwners[priv] = k
 	}
 	return out, nil
 }
@@ -124,10 +128,30 @@ func hashFor(priv *gcpacket.PrivateKey, asked packet.HashAlgo) (packet.HashAlgo,
 	return asked, nil
 }
 
-// sigCreated reports each signature made as gpg's SIG_CREATED line.
-func sigCreated(signers []filter.Signer, status *statusWriter, kind string) {
+// sigCreated reports the signers as gpg does: KEY_CONSIDERED for each
+// signer's certificate and BEGIN_SIGNING with the hashes before the
+// data, and SIG_CREATED for each signature once it is made.
+func sigCreated(st *state, signers []filter.Signer, status *statusWriter, kind string) {
 	if status == nil {
 		return
+	}
+	now := time.Now()
+	hashes := ""
+	for i := range signers {
+		// 2: gpg's flag for a certificate looked up to sign with,
+		// whose other (encryption) subkeys did not qualify.
+		keyConsidered(status, st.signerOwners[signers[i].Key], now, 2)
+		if hashes != "" {
+			hashes += " "
+		}
+		h := signers[i].Hash
+		if h == 0 {
+			h = packet.HashSHA256 // filter.Signer's default
+		}
+		hashes += fmt.Sprintf("H%d", int(h))
+	}
+	if len(signers) > 0 {
+		status.line("BEGIN_SIGNING", hashes)
 	}
 	for i := range signers {
 		signers[i].Made = func(sig *gcpacket.Signature) {
@@ -160,7 +184,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 	if detached {
 		kind = "D"
 	}
-	sigCreated(signers, status, kind)
+	sigCreated(st, signers, status, kind)
 	opt.Signers = signers
 	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
@@ -237,7 +261,9 @@ func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpac
 			if keyID == 0 && fpr == nil {
 				continue
 			}
-			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok {
+			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, time.Now()) {
+				// A revoked key's signatures are still checked, to
+				// be reported as gpg does (REVKEYSIG), never as good.
 				continue
 			}
 			r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))] = k
@@ -287,6 +313,7 @@ type sigReporter struct {
 	bad        int
 	errs       int
 	skipped    int
+	revoked    int // good signatures by revoked keys, counted in bad too
 }
 
 // report writes what gpg writes for one signature: "Signature made" and
@@ -301,7 +328,12 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		st.hintf("--legacy-literal-hash checks it, at the cost of hashing every literal packet with SHA1 and RIPEMD160")
 		return
 	}
-	s.status.line("NEWSIG")
+	d := sigDetailsOf(sig)
+	if d.signerUID != "" {
+		s.status.line("NEWSIG", statusText(d.signerUID))
+	} else {
+		s.status.line("NEWSIG")
+	}
 	if sig == nil {
 		s.errs++
 		fmt.Fprintf(st.stderr, "%s: Can't check signature: %s\n", st.prog, oneLine(r.Err.Error()))
@@ -321,13 +353,23 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
 	}
 	if !st.quiet || r.Status != filter.SigGood {
-		fmt.Fprintf(st.stderr, "%s: Signature made %s using %s key %s\n", st.prog, made, pubAlgoName(sig.PubKeyAlgo), issuer)
+		// gpg 2.2's three lines.
+		fmt.Fprintf(st.stderr, "%s: Signature made %s\n", st.prog, made)
+		fmt.Fprintf(st.stderr, "%s:                using %s key %s\n", st.prog, pubAlgoName(sig.PubKeyAlgo), issuer)
+		if d.signerUID != "" {
+			fmt.Fprintf(st.stderr, "%s:                issuer %q\n", st.prog, d.signerUID)
+		}
 	}
 	uid := ""
 	var primary string
 	owner := s.signers.ownerOf(r.Key)
+	now := time.Now()
+	var revoked bool
+	var keyExpired time.Time
 	if owner != nil {
 		uid, primary = owner.PrimaryUserID(), owner.Fingerprint()
+		revoked, keyExpired = owner.Lifetime(now)
+		keyConsidered(s.status, owner, now, 0)
 	}
 	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
 		// --weak-digest: as gpg, the signature counts as not checkable.
@@ -339,18 +381,59 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	}
 	switch r.Status {
 	case filter.SigGood:
-		s.good++
+		sigExpired := d.expires != 0 && !sig.Created.IsZero() && now.After(sig.Created.Add(time.Duration(d.expires)*time.Second))
+		var sigExpiry int64
+		if d.expires != 0 {
+			sigExpiry = sig.Created.Unix() + int64(d.expires)
+		}
+		// gpg's precedence: the signature's own expiry, then the
+		// key's, then its revocation.
+		keyword, verdict := "GOODSIG", "Good"
+		switch {
+		case sigExpired:
+			keyword, verdict = "EXPSIG", "Expired"
+			s.bad++
+		case !keyExpired.IsZero():
+			keyword = "EXPKEYSIG"
+			s.good++
+		case revoked:
+			// gpg writes REVKEYSIG and exits 0; pgpstream does not
+			// call a revoked key's signature good and exits 1.
+			keyword = "REVKEYSIG"
+			s.bad++
+			s.revoked++
+		default:
+			s.good++
+		}
 		s.status.line("SIG_ID", sigID(sig), sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix())
-		s.status.line("GOODSIG", keyID, uid)
-		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), 0,
+		s.status.line(keyword, keyID, uid)
+		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), sigExpiry,
 			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
-		validity := s.trust(owner)
-		if !st.quiet {
-			fmt.Fprintf(st.stderr, "%s: Good signature from %q%s\n", st.prog, uid, validity)
+		if revoked {
+			s.status.line("KEYREVOKED")
+		}
+		var validity string
+		if !keyExpired.IsZero() {
+			// gpg writes no TRUST_ line for an expired key.
+			validity = " [expired]"
+		} else {
+			validity = s.trust(owner)
+		}
+		if !st.quiet || keyword != "GOODSIG" {
+			fmt.Fprintf(st.stderr, "%s: %s signature from %q%s\n", st.prog, verdict, uid, validity)
+		}
+		switch {
+		case sigExpired:
+			fmt.Fprintf(st.stderr, "%s: Signature expired %s\n", st.prog,
+				time.Unix(sigExpiry, 0).Local().Format("Mon Jan _2 15:04:05 2006 MST"))
+		case !keyExpired.IsZero():
+			fmt.Fprintf(st.stderr, "%s: Note: This key has expired!\n", st.prog)
+		case revoked:
+			fmt.Fprintf(st.stderr, "%s: WARNING: This key has been revoked by its owner!\n", st.prog)
 		}
 	case filter.SigBad:
 		s.bad++
-		fmt.Fprintf(st.stderr, "%s: BAD signature from %q\n", st.prog, uid)
+		fmt.Fprintf(st.stderr, "%s: BAD signature from %q%s\n", st.prog, uid, s.validityWord(owner))
 		st.infof("%v", r.Err)
 		s.status.line("BADSIG", keyID, uid)
 	case filter.SigNoKey:
@@ -367,6 +450,15 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		}
 		s.errSig(sig, keyID, 4)
 	}
+}
+
+// validityWord is " [ultimate]" and the like, as gpg shows it after a
+// signer's user ID, without the TRUST_ line.
+func (s *sigReporter) validityWord(k *keyring.Key) string {
+	if s.trustModel == keyring.ModelAlways || k == nil || s.signers == nil || s.signers.ring == nil {
+		return ""
+	}
+	return " [" + s.signers.ring.Validity(k.Fingerprint(), s.trustModel).Word() + "]"
 }
 
 // errSig writes ERRSIG <keyid> <pkalgo> <hashalgo> <class> <time> <rc> <fpr>.
@@ -535,6 +627,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		return errors.New("no signature was checked: the input is not signed")
 	}
 	st.exit = max(st.exit, rep.exit())
+	status.exitFailure(st.exit)
 	return nil
 }
 
@@ -584,6 +677,12 @@ func signatureOutcome(st *state, res *filter.Result, rep *sigReporter, allowUnpr
 		return false
 	}
 	err := filter.UnencryptedAuthentic(res.Signatures)
+	if err == nil && rep.revoked > 0 {
+		// A revoked key's signature proves nothing, whatever its
+		// mathematics say.
+		st.errorf("the signer's key is revoked: the output was not written")
+		return true
+	}
 	if err == nil {
 		return false
 	}
@@ -603,13 +702,15 @@ func signatureOutcome(st *state, res *filter.Result, rep *sigReporter, allowUnpr
 	return true
 }
 
-// sigID is the SIG_ID status line's identifier of a good signature: 20
-// octets in unpadded base64, as gpg writes it, so clients that keep it
-// (python-gnupg's signature_id) to spot a replayed signature get one per
-// signature. gpg hashes the signature's algorithm, time and MPIs with
-// RIPEMD-160; this is SHA-1 over the whole signature packet, so the
-// strings differ from gpg's for the same signature.
+// sigID is the SIG_ID status line's identifier of a good signature, as
+// gpg 2.2 makes it, so clients that keep it (python-gnupg's
+// signature_id) to spot a replayed signature get gpg's string: SHA-1 over
+// the public-key and hash algorithm octets, the four-octet creation time
+// and the signature's MPIs (bit count and value), in unpadded base64.
 func sigID(sig *packet.Signature) string {
-	sum := sha1.Sum(sig.Body)
-	return base64.RawStdEncoding.EncodeToString(sum[:])
+	h := sha1.New()
+	t := uint32(sig.Created.Unix())
+	h.Write([]byte{sig.PubKeyAlgo, byte(sig.Hash), byte(t >> 24), byte(t >> 16), byte(t >> 8), byte(t)})
+	h.Write(sigDetailsOf(sig).mpis)
+	return base64.RawStdEncoding.EncodeToString(h.Sum(nil))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -23,8 +24,9 @@ import (
 // GOODMDC only after the integrity check passed and the message ended
 // well, never on the strength of plaintext that merely decrypted.
 type statusWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	failed bool // a FAILURE line was written
 }
 
 func openStatus(st *state, o *options) (*statusWriter, error) {
@@ -111,7 +113,47 @@ func gpgErrorCode(err error) int {
 
 // failure ends a failed command: FAILURE <command> <code>.
 func (s *statusWriter) failure(cmd string, err error) {
-	s.line("FAILURE", cmd, gpgErrorCode(err))
+	s.failureCode(cmd, gpgErrorCode(err))
+}
+
+func (s *statusWriter) failureCode(cmd string, code int) {
+	if s == nil {
+		return
+	}
+	s.line("FAILURE", cmd, code)
+	s.mu.Lock()
+	s.failed = true
+	s.mu.Unlock()
+}
+
+// exitFailure is gpg's last line when a command ends with exit code 1
+// (a bad or expired signature) and no FAILURE was written yet: FAILURE
+// gpg-exit with GPG_ERR_GENERAL. GPGME skips it; scripts that treat
+// every other FAILURE as an error rely on its exact text.
+func (s *statusWriter) exitFailure(code int) {
+	if s == nil || code != exitBad {
+		return
+	}
+	s.mu.Lock()
+	failed := s.failed
+	s.mu.Unlock()
+	if !failed {
+		s.failureCode("gpg-exit", 2<<24|1)
+	}
+}
+
+// keyConsidered writes what gpg writes for each key it looks up:
+// KEYEXPIRED <time> when the key has expired, then KEY_CONSIDERED
+// <primary fingerprint> <flags> (bit 0: not selected; bit 1: no subkey
+// of it qualified for the use).
+func keyConsidered(s *statusWriter, k *keyring.Key, now time.Time, flags int) {
+	if s == nil || k == nil {
+		return
+	}
+	if _, exp := k.Lifetime(now); !exp.IsZero() {
+		s.line("KEYEXPIRED", exp.Unix())
+	}
+	s.line("KEY_CONSIDERED", k.Fingerprint(), flags)
 }
 
 func keyIDOf(p *packet.PKESK) string {
@@ -124,31 +166,67 @@ func keyIDOf(p *packet.PKESK) string {
 	return fmt.Sprintf("%016X", p.KeyID)
 }
 
-// statusKeys reports on the key lookups decryption makes: KEY_CONSIDERED
-// for each secret key tried, NO_SECKEY for a recipient we hold no key for,
-// NEED_PASSPHRASE before a locked key is unlocked.
+// statusKeys reports on the key lookups decryption makes, as gpg 2.2
+// does: KEY_CONSIDERED with the primary key's fingerprint for each
+// secret key tried, NEED_PASSPHRASE before a locked key is unlocked, and
+// NO_SECKEY for each recipient we hold no key for, written once the
+// session key is found (or not), after the keys tried.
 type statusKeys struct {
 	filter.Keys
-	s *statusWriter
+	s       *statusWriter
+	ring    *keyring.Ring
+	missing []string // key IDs for NO_SECKEY
+	owners  map[string]*keyring.Key
+}
+
+func (k *statusKeys) owner(priv *gcpacket.PrivateKey) *keyring.Key {
+	if k.ring == nil {
+		return nil
+	}
+	if o, ok := k.owners[string(priv.Fingerprint)]; ok {
+		return o
+	}
+	if k.owners == nil {
+		k.owners = map[string]*keyring.Key{}
+	}
+	o := k.ring.Owner(priv.Fingerprint)
+	k.owners[string(priv.Fingerprint)] = o
+	return o
 }
 
 func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 	privs := k.Keys.DecryptionKeys(p)
 	if len(privs) == 0 {
-		k.s.line("NO_SECKEY", keyIDOf(p))
+		k.missing = append(k.missing, keyIDOf(p))
 	}
+	now := time.Now()
 	for _, priv := range privs {
-		k.s.line("KEY_CONSIDERED", fmt.Sprintf("%X", priv.Fingerprint), 0)
+		if o := k.owner(priv); o != nil {
+			keyConsidered(k.s, o, now, 0)
+		} else {
+			k.s.line("KEY_CONSIDERED", fmt.Sprintf("%X", priv.Fingerprint), 0)
+		}
 	}
 	return privs
 }
 
+// noSecKeys writes the NO_SECKEY lines held back.
+func (k *statusKeys) noSecKeys() {
+	for _, id := range k.missing {
+		k.s.line("NO_SECKEY", id)
+	}
+	k.missing = nil
+}
+
 func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
 	if priv.Encrypted {
-		// The primary key's ID is not at hand here; gpg prints the
-		// subkey's in both places for a primary-key decryption.
+		// NEED_PASSPHRASE <key ID> <primary key ID> <algo> 0.
 		id := fmt.Sprintf("%016X", priv.KeyId)
-		k.s.line("NEED_PASSPHRASE", id, id, int(priv.PubKeyAlgo), 0)
+		main := id
+		if o := k.owner(priv); o != nil {
+			main = fmt.Sprintf("%016X", o.KeyID())
+		}
+		k.s.line("NEED_PASSPHRASE", id, main, int(priv.PubKeyAlgo), 0)
 	}
 	return k.Keys.Unlock(priv)
 }
@@ -157,24 +235,47 @@ func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
 type decryptStatus struct {
 	s        *statusWriter
 	keys     *statusKeys
-	sawESK   bool // a PKESK or SKESK was read: decryption was attempted
-	began    bool // BEGIN_DECRYPTION written
-	verified bool // the integrity check passed
+	sawESK   bool          // a PKESK or SKESK was read: decryption was attempted
+	sawPKESK bool          // a PKESK was read
+	skesk    *packet.SKESK // the first SKESK read
+	began    bool          // BEGIN_DECRYPTION written
+	verified bool          // the integrity check passed
+	exit     func() int    // the exit code so far, for FAILURE gpg-exit
 }
 
 func (d *decryptStatus) esk(p *packet.PKESK) {
 	d.sawESK = true
 	if p != nil {
+		d.sawPKESK = true
 		d.s.line("ENC_TO", keyIDOf(p), int(p.Algo), 0)
 	}
+}
+
+// skeskRead writes NEED_PASSPHRASE_SYM <cipher> <S2K type> <S2K hash>
+// for the first SKESK, as gpg does before it asks for the passphrase.
+func (d *decryptStatus) skeskRead(p *packet.SKESK) {
+	d.esk(nil)
+	if d.skesk != nil || p == nil {
+		return
+	}
+	d.skesk = p
+	mode, hash := p.S2KType()
+	d.s.line("NEED_PASSPHRASE_SYM", int(p.Cipher), int(mode), int(hash))
 }
 
 func (d *decryptStatus) sessionKey(sk filter.SessionKeyInfo) {
 	if d.keys != nil && sk.Key != nil {
 		fpr := fmt.Sprintf("%X", sk.Key.Fingerprint)
-		// <fpr> <primary fpr> <ownertrust>: the primary's fingerprint
-		// is not at hand; u as gpg does for own keys.
-		d.s.line("DECRYPTION_KEY", fpr, fpr, "u")
+		// <fpr> <primary fpr> <ownertrust of the primary>.
+		primary, trust := fpr, "-"
+		if o := d.keys.owner(sk.Key); o != nil {
+			primary = o.Fingerprint()
+			trust = d.keys.ring.OwnerTrust(primary).Letter()
+		}
+		d.s.line("DECRYPTION_KEY", fpr, primary, trust)
+	}
+	if d.keys != nil {
+		d.keys.noSecKeys()
 	}
 	d.begin()
 	mdc, aead := decryptionInfo(sk)
@@ -207,6 +308,9 @@ func (d *decryptStatus) literal(l packet.Literal) {
 		args = append(args, statusEscape(l.FileName))
 	}
 	d.s.line("PLAINTEXT", args...)
+	if l.Length >= 0 {
+		d.s.line("PLAINTEXT_LENGTH", l.Length)
+	}
 }
 
 // done writes the end of a decryption: only here, after filter.Decrypt has
@@ -215,14 +319,34 @@ func (d *decryptStatus) done(err error) {
 	if d.s == nil {
 		return
 	}
+	if d.keys != nil {
+		d.keys.noSecKeys()
+	}
 	if err == nil {
-		if !d.began {
-			return // a message that was not encrypted
+		if d.began {
+			d.s.line("DECRYPTION_OKAY")
+			if d.verified {
+				d.s.line("GOODMDC")
+			}
+			d.s.line("END_DECRYPTION")
 		}
-		d.s.line("DECRYPTION_OKAY")
-		if d.verified {
-			d.s.line("GOODMDC")
+		if d.exit != nil {
+			d.s.exitFailure(d.exit())
 		}
+		return
+	}
+	if !d.began && !d.sawPKESK && d.skesk != nil && d.skesk.Version == 4 &&
+		(errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication)) {
+		// A wrong passphrase, as gpg 2.2 reports it: the key it
+		// derived fails the check, which gpg calls a bad passphrase
+		// in an ERROR line and not BADMDC nor BAD_PASSPHRASE, and it
+		// writes no FAILURE (GPGME reads the ERROR line for its
+		// GPG_ERR_BAD_PASSPHRASE). A v4 SKESK is followed by SEIPD v1
+		// (MDC method 2).
+		d.begin()
+		d.s.line("DECRYPTION_INFO", 2, int(d.skesk.Cipher), 0)
+		d.s.line("ERROR", "symkey_decrypt.maybe_error", "11_BAD_PASSPHRASE")
+		d.s.line("DECRYPTION_FAILED")
 		d.s.line("END_DECRYPTION")
 		return
 	}
@@ -237,13 +361,149 @@ func (d *decryptStatus) done(err error) {
 	d.s.failure("decrypt", err)
 }
 
+// recipientRefused writes gpg 2.2's lines for a -r that gives no key:
+// KEY_CONSIDERED for a key that matched but cannot be used, INV_RECP
+// <reason> <spec> and FAILURE encrypt with the bare error code, as gpg
+// writes it there. gpg 2.2 does not tell an expired or revoked key from
+// a missing one: reason 1 and GPG_ERR_NO_PUBKEY for both. Reason 2
+// (ambiguous) is pgpstream's: gpg takes the first match.
+func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err error) {
+	if s == nil {
+		return
+	}
+	reason, code := 0, gpgErrorCode(err)&0xffff
+	switch {
+	case errors.Is(err, keyring.ErrNoKey):
+		reason, code = 1, 9
+	case errors.Is(err, keyring.ErrUnusable):
+		reason, code = 1, 9
+		if k, lerr := ring.Lookup(spec, false); lerr == nil {
+			keyConsidered(s, k, time.Now(), 0)
+		}
+	case errors.Is(err, keyring.ErrAmbiguous):
+		reason = 2
+	}
+	s.line("INV_RECP", reason, statusEscape(spec))
+	s.failureCode("encrypt", code)
+}
+
 // encryptStatus brackets an encryption: BEGIN_ENCRYPTION <mdc_method>
 // <sym_algo> [<aead_algo>] before the first byte, END_ENCRYPTION after the
 // last was written.
 func encryptBegin(s *statusWriter, opt filter.EncryptOptions) {
+	if opt.Passphrase != nil {
+		// NEED_PASSPHRASE_SYM <cipher> <S2K type> <S2K hash>: what
+		// packet.WriteSKESK makes, iterated and salted SHA-256 for a
+		// v4 SKESK, Argon2 (type 4, no hash) for v6.
+		if opt.Format == filter.SEIPDv2 {
+			s.line("NEED_PASSPHRASE_SYM", int(opt.Cipher), 4, 0)
+		} else {
+			s.line("NEED_PASSPHRASE_SYM", int(opt.Cipher), 3, 8)
+		}
+	}
 	if opt.Format == filter.SEIPDv1 {
 		s.line("BEGIN_ENCRYPTION", 2, int(opt.Cipher))
 		return
 	}
 	s.line("BEGIN_ENCRYPTION", 0, int(opt.Cipher), int(opt.AEAD))
+}
+
+// statusText is a free-text argument as gpg's write_status_text writes
+// it: line breaks escaped, everything else as it is.
+func statusText(s string) string {
+	return strings.NewReplacer("\n", "\\n", "\r", "\\r").Replace(s)
+}
+
+// sigDetails is what the status lines need from a signature packet
+// beyond what packet.Signature keeps.
+type sigDetails struct {
+	expires   uint32 // signature expiration time subpacket: seconds after creation, 0 never
+	signerUID string // signer's user ID subpacket (gpg's NEWSIG argument)
+	mpis      []byte // the signature's MPIs, each as bit count and minimal value (for SIG_ID)
+}
+
+// sigDetailsOf reads sig's hashed subpackets (RFC 9580 §5.2.3) and its
+// MPIs. A body it cannot follow gives what was read up to there.
+func sigDetailsOf(sig *packet.Signature) sigDetails {
+	var d sigDetails
+	if sig == nil {
+		return d
+	}
+	b := sig.Body
+	var rest []byte
+	switch {
+	case len(b) > 0 && b[0] == 3:
+		if len(b) < 19 {
+			return d
+		}
+		rest = b[19:] // version, 5 hashed octets, key ID, algorithms, prefix
+	case len(b) >= 6 && b[0] == 4:
+		n := int(b[4])<<8 | int(b[5])
+		if len(b) < 6+n+2 {
+			return d
+		}
+		d.subpackets(b[6 : 6+n])
+		b = b[6+n:]
+		m := int(b[0])<<8 | int(b[1])
+		if len(b) < 2+m+2 {
+			return d
+		}
+		rest = b[2+m+2:]
+	default:
+		return d // v6: gpg 2.2 reads none, and its SIG_ID covers v3 and v4
+	}
+	for len(rest) >= 2 {
+		bits := int(rest[0])<<8 | int(rest[1])
+		n := (bits + 7) / 8
+		if len(rest) < 2+n {
+			break
+		}
+		v := rest[2 : 2+n]
+		for len(v) > 0 && v[0] == 0 {
+			v = v[1:]
+		}
+		bits = len(v) * 8
+		if len(v) > 0 {
+			for c := v[0]; c&0x80 == 0; c <<= 1 {
+				bits--
+			}
+		}
+		d.mpis = append(d.mpis, byte(bits>>8), byte(bits))
+		d.mpis = append(d.mpis, v...)
+		rest = rest[2+n:]
+	}
+	return d
+}
+
+func (d *sigDetails) subpackets(b []byte) {
+	for len(b) > 0 {
+		var n, hdr int
+		switch c := int(b[0]); {
+		case c < 192:
+			n, hdr = c, 1
+		case c < 255:
+			if len(b) < 2 {
+				return
+			}
+			n, hdr = (c-192)<<8+int(b[1])+192, 2
+		default:
+			if len(b) < 5 {
+				return
+			}
+			n, hdr = int(b[1])<<24|int(b[2])<<16|int(b[3])<<8|int(b[4]), 5
+		}
+		if n < 1 || len(b) < hdr+n {
+			return
+		}
+		body := b[hdr+1 : hdr+n]
+		switch b[hdr] & 0x7f {
+		case 3: // signature expiration time
+			if len(body) == 4 {
+				d.expires = uint32(body[0])<<24 | uint32(body[1])<<16 | uint32(body[2])<<8 | uint32(body[3])
+			}
+		case 28: // signer's user ID
+			d.signerUID = string(body)
+		}
+		b = b[hdr+n:]
+	}
 }
