@@ -617,7 +617,7 @@ func TestGnuPG24Key(t *testing.T) {
 	}
 	col := listing(t, r, nil, true, true)
 	if !strings.Contains(col, "fpr:::::::::542E73C68886342B2177207826B4AB37B098AE9B:") ||
-		!strings.Contains(col, "uid:-::::1795975053::::pgpstream anchor <anchor@pgpstream.test>:") {
+		!strings.Contains(col, "uid:-::::1795975053::678277A8B3D9161C414F0B612B2D25195F227B20::pgpstream anchor <anchor@pgpstream.test>:") {
 		t.Errorf("colons:\n%s", col)
 	}
 	if s := colonRecords(col, "ssb"); len(s) != 1 || s[0][4] != "9F1F4C4DFC008376" || s[0][14] != "+" || s[0][16] != "cv25519" {
