@@ -47,8 +47,7 @@ var clientScenarios = []clientScenario{
 // what stops it. A listed scenario that passes is an error too, so the
 // table only shrinks.
 var clientKnownFailures = map[string]string{
-	"emacs-epg": "EPG clear-signs: --clearsign",
-	"gpgme":     "CLEAR mode is --clearsign; pgpstream encrypts to a key of unknown validity, which gpg refuses without --always-trust",
+	"gpgme": "CLEAR mode is --clearsign; pgpstream encrypts to a key of unknown validity, which gpg refuses without --always-trust",
 }
 
 // clientProbe tells whether a client is installed: a program on PATH, or
