@@ -33,7 +33,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	}
 	var keys filter.Keys = &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
 	if status != nil {
-		ds.keys = &statusKeys{Keys: keys, s: status, ring: ring}
+		ds.keys = &statusKeys{Keys: keys, s: status, ring: ring, given: o.passphraseSet || o.passphraseFile != ""}
 		keys = ds.keys
 	}
 	out, err := openOutput(st, o, outPath, true)

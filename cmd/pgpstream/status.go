@@ -177,6 +177,11 @@ type statusKeys struct {
 	ring    *keyring.Ring
 	missing []string // key IDs for NO_SECKEY
 	owners  map[string]*keyring.Key
+	// given is set when the passphrase came with the command
+	// (--passphrase, --passphrase-file, --passphrase-fd): gpg writes
+	// NEED_PASSPHRASE only when it is about to ask for one.
+	given   bool
+	badPass bool // a secret key stayed locked: wrong passphrase
 }
 
 func (k *statusKeys) owner(priv *gcpacket.PrivateKey) *keyring.Key {
@@ -219,7 +224,7 @@ func (k *statusKeys) noSecKeys() {
 }
 
 func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
-	if priv.Encrypted {
+	if priv.Encrypted && !k.given {
 		// NEED_PASSPHRASE <key ID> <primary key ID> <algo> 0.
 		id := fmt.Sprintf("%016X", priv.KeyId)
 		main := id
@@ -228,7 +233,15 @@ func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
 		}
 		k.s.line("NEED_PASSPHRASE", id, main, int(priv.PubKeyAlgo), 0)
 	}
-	return k.Keys.Unlock(priv)
+	err := k.Keys.Unlock(priv)
+	if errors.Is(err, keyring.ErrBadPassphrase) || errors.Is(err, filter.ErrBadPassphrase) {
+		// gpg 2.2 passes on gpg-agent's GPG_ERR_BAD_PASSPHRASE (source
+		// 4, the agent) in this ERROR line; GPGME turns it into its
+		// bad-passphrase error. It writes no BAD_PASSPHRASE line.
+		k.badPass = true
+		k.s.line("ERROR", "pkdecrypt_failed", 4<<24|11)
+	}
+	return err
 }
 
 // decryptStatus follows one decryption and writes its status lines.
@@ -346,6 +359,14 @@ func (d *decryptStatus) done(err error) {
 		d.begin()
 		d.s.line("DECRYPTION_INFO", 2, int(d.skesk.Cipher), 0)
 		d.s.line("ERROR", "symkey_decrypt.maybe_error", "11_BAD_PASSPHRASE")
+		d.s.line("DECRYPTION_FAILED")
+		d.s.line("END_DECRYPTION")
+		return
+	}
+	if !d.began && d.keys != nil && d.keys.badPass && errors.Is(err, filter.ErrNoSecretKey) {
+		// No key could be unlocked: gpg's lines, and no FAILURE
+		// (the ERROR line says why).
+		d.begin()
 		d.s.line("DECRYPTION_FAILED")
 		d.s.line("END_DECRYPTION")
 		return

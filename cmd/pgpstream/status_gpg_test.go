@@ -35,7 +35,7 @@ func TestStatusAgainstGPG(t *testing.T) {
 	}
 	gpgHome, pgpHome := statusHome(t), statusHome(t)
 	for _, args := range [][]string{
-		{"--import", statusFile("public.asc"), statusFile("secret.asc")},
+		{"--import", statusFile("public.asc"), statusFile("secret.asc"), statusFile("frank-sec.asc")},
 		{"--import-ownertrust", statusFile("ownertrust.txt")},
 		// gpg checks its trust database on first use and then looks
 		// every key up, writing KEY_CONSIDERED for each into whatever
@@ -107,10 +107,12 @@ func exitDiff(gpg, pgp, why string) knownDiff {
 // The fixture's keys (testdata/status/regenerate.sh): alice RSA 2048,
 // bob Ed25519+Cv25519, carol with an expired encryption subkey beside a
 // good one, dave expired at the end of 2024, erin revoked, mallory never
-// imported. alice, bob and carol have ownertrust ultimate.
+// imported, frank protected by the passphrase "key secret". alice, bob
+// and carol have ownertrust ultimate.
 const (
-	aliceFpr = "2F2E73F1FD64D84A3DF19B7E33B733749874396C"
-	erinFpr  = "5299D427B7A4B31D9B911641540F4035DFD4275C"
+	aliceFpr = "6D8F6B7CB0C468DE86FD3BC6BD79CDDDA56917F8"
+	bobFpr   = "714D0717C3006A78FB6719F67A22C4988B82112C"
+	erinFpr  = "F87CB4DF19CD65F5A1D6DB61612B3E04870DD956"
 )
 
 var statusCases = []statusCase{
@@ -138,6 +140,9 @@ var statusCases = []statusCase{
 	{name: "symmetric-wrong-passphrase", args: []string{"--passphrase", "wrong", "-d", statusFile("symmetric.pgp")}},
 	{name: "decrypt-rsa", args: []string{"-d", statusFile("alice.pgp")}},
 	{name: "decrypt-other-recipient", args: []string{"-d", statusFile("bob-mallory.pgp")}},
+	// The wrong passphrase first: gpg-agent keeps the right one.
+	{name: "decrypt-protected-wrong-passphrase", args: []string{"--passphrase", "wrong", "-d", statusFile("frank.pgp")}},
+	{name: "decrypt-protected", args: []string{"--passphrase", "key secret", "-d", statusFile("frank.pgp")}},
 
 	// Signing. --digest-algo: gpg and pgpstream choose the default hash
 	// by different rules (gpg takes SHA-512 for RSA keys and the
@@ -148,7 +153,7 @@ var statusCases = []statusCase{
 	{name: "clear-sign", args: []string{"--digest-algo", "SHA256", "-u", "bob", "--clear-sign", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "sign-encrypt", args: []string{"--digest-algo", "SHA256", "-u", "bob", "-s", "-e", "-r", "alice", "-o", "/dev/null", statusFile("data.txt")},
 		known: []knownDiff{
-			{gpg: "[GNUPG:] KEY_CONSIDERED 51405E1E5650F4DDEA6C5B863CE1FC47075F4028 2", pgp: "[GNUPG:] KEY_CONSIDERED 51405E1E5650F4DDEA6C5B863CE1FC47075F4028 2",
+			{gpg: "[GNUPG:] KEY_CONSIDERED " + bobFpr + " 2", pgp: "[GNUPG:] KEY_CONSIDERED " + bobFpr + " 2",
 				why: "the same line in another place: pgpstream looks the recipients up before the signer, gpg the signer first"},
 			{gpg: "[GNUPG:] BEGIN_ENCRYPTION 2 9", pgp: "[GNUPG:] BEGIN_ENCRYPTION 2 9",
 				why: "the same line in another place: gpg writes it when its first buffered block leaves, after SIG_CREATED on a small input; pgpstream before the first byte"},

@@ -2,13 +2,14 @@
 # Makes the keys, signatures and messages of TestStatusAgainstGPG with gpg
 # 2.2 under fixed faked times, so the expired and revoked cases stay
 # expired and revoked. Run from this directory; the keys are new each time.
-# Nothing here protects anything real: no key has a passphrase.
+# Nothing here protects anything real: only frank's key has a passphrase,
+# "key secret".
 set -eu
 dir=$(pwd)
 GNUPGHOME=$(mktemp -d)
 export GNUPGHOME
 trap 'gpgconf --kill all; rm -rf "$GNUPGHOME"' EXIT
-g() { gpg --batch --no-tty --pinentry-mode loopback --passphrase '' "$@"; }
+g() { gpg --batch --yes --no-tty --pinentry-mode loopback --passphrase '' "$@"; }
 at() { t=$1; shift; g --faked-system-time "$t!" "$@" 2>/dev/null; }
 fpr() { gpg --with-colons -k "$1" | awk -F: '/^fpr/{print $10; exit}'; }
 
@@ -28,6 +29,11 @@ at 20240101T000000 --quick-gen-key 'Erin <erin@status.test>' ed25519 sign,cert n
 at 20240101T000000 --quick-add-key "$(fpr erin)" cv25519 encr never
 at 20240101T000000 --quick-gen-key 'Mallory <mallory@status.test>' ed25519 sign,cert never
 at 20240101T000000 --quick-add-key "$(fpr mallory)" cv25519 encr never
+# frank: a key protected by a passphrase.
+gpg --batch --no-tty --pinentry-mode loopback --passphrase 'key secret' --faked-system-time '20240101T000000!' \
+	--quick-gen-key 'Frank <frank@status.test>' ed25519 sign,cert never 2>/dev/null
+gpg --batch --no-tty --pinentry-mode loopback --passphrase 'key secret' --faked-system-time '20240101T000000!' \
+	--quick-add-key "$(fpr frank)" cv25519 encr never 2>/dev/null
 
 printf 'status test data\n' >"$dir/data.txt"
 sig() { out=$1 t=$2 who=$3; shift 3; at "$t" -u "$who" --detach-sign -o "$dir/$out" "$@" "$dir/data.txt"; }
@@ -43,6 +49,7 @@ at 20240201T000000 -u bob --sign -o "$dir/bob-signed.pgp" "$dir/data.txt"
 # neither home holds a secret key for.
 at 20240201T000000 --trust-model always -e -r mallory -r bob -o "$dir/bob-mallory.pgp" "$dir/data.txt"
 at 20240201T000000 --trust-model always -e -r alice -o "$dir/alice.pgp" "$dir/data.txt"
+at 20240201T000000 --trust-model always -e -r frank -o "$dir/frank.pgp" "$dir/data.txt"
 at 20240201T000000 --passphrase 'message secret' -c -o "$dir/symmetric.pgp" "$dir/data.txt"
 
 # Erin revokes her key after signing with it.
@@ -52,4 +59,5 @@ at 20240301T000000 --import "$rev.asc"
 
 g --armor --export alice bob carol dave erin >"$dir/public.asc"
 g --armor --export-secret-keys alice bob carol >"$dir/secret.asc"
+gpg --batch --no-tty --pinentry-mode loopback --passphrase 'key secret' --armor --export-secret-keys frank >"$dir/frank-sec.asc"
 for k in alice bob carol; do echo "$(fpr $k):6:"; done >"$dir/ownertrust.txt"
