@@ -293,7 +293,7 @@ func verifyClearSigned(in io.Reader, out io.Writer, opt DecryptOptions) (*Result
 		res.Signatures[i].Form = FormCleartext
 	}
 	if opt.Events != nil {
-		opt.Events.Literal(packet.Literal{Format: 't'})
+		opt.Events.Literal(packet.Literal{Format: 't', Length: -1}) // no length ahead of the text
 		for _, s := range res.Signatures {
 			opt.Events.Signature(s)
 		}

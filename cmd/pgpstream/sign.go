@@ -409,14 +409,21 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		s.status.line(keyword, keyID, uid)
 		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), sigExpiry,
 			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
-		if revoked {
+		// gpg's trust check writes KEYREVOKED and the TRUST_ line;
+		// under --trust-model always it is skipped, and the user ID
+		// is shown as of unknown validity.
+		always := s.trustModel == keyring.ModelAlways
+		if revoked && !always {
 			s.status.line("KEYREVOKED")
 		}
 		var validity string
-		if !keyExpired.IsZero() {
+		switch {
+		case !keyExpired.IsZero():
 			// gpg writes no TRUST_ line for an expired key.
 			validity = " [expired]"
-		} else {
+		case always:
+			validity = " [unknown]"
+		default:
 			validity = s.trust(owner)
 		}
 		if !st.quiet || keyword != "GOODSIG" {
@@ -455,7 +462,10 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 // validityWord is " [ultimate]" and the like, as gpg shows it after a
 // signer's user ID, without the TRUST_ line.
 func (s *sigReporter) validityWord(k *keyring.Key) string {
-	if s.trustModel == keyring.ModelAlways || k == nil || s.signers == nil || s.signers.ring == nil {
+	if s.trustModel == keyring.ModelAlways {
+		return " [unknown]"
+	}
+	if k == nil || s.signers == nil || s.signers.ring == nil {
 		return ""
 	}
 	return " [" + s.signers.ring.Validity(k.Fingerprint(), s.trustModel).Word() + "]"

@@ -316,11 +316,8 @@ func (d *decryptStatus) literal(l packet.Literal) {
 	if !l.Time.IsZero() {
 		t = l.Time.Unix()
 	}
-	args := []any{fmt.Sprintf("%02x", l.Format), t}
-	if l.FileName != "" {
-		args = append(args, statusEscape(l.FileName))
-	}
-	d.s.line("PLAINTEXT", args...)
+	// The name field is there even when empty, as gpg writes it.
+	d.s.line("PLAINTEXT", fmt.Sprintf("%02x", l.Format), t, statusEscape(l.FileName))
 	if l.Length >= 0 {
 		d.s.line("PLAINTEXT_LENGTH", l.Length)
 	}

@@ -171,8 +171,19 @@ var statusCases = []statusCase{
 			exitDiff("0", "1", "pgpstream does not call a revoked key's signature good: it exits 1 where gpg exits 0 after REVKEYSIG"),
 			{pgp: "[GNUPG:] FAILURE gpg-exit 33554433", why: "the same exit 1, as gpg reports it"},
 		}},
+	{name: "verify-trust-always", args: []string{"--trust-model", "always", "--verify", statusFile("erin.sig"), statusFile("data.txt")},
+		known: []knownDiff{
+			exitDiff("0", "1", "as verify-revoked-key"),
+			{pgp: "[GNUPG:] FAILURE gpg-exit 33554433", why: "as verify-revoked-key"},
+		}},
+	{name: "verify-trust-always-good", args: []string{"--trust-model", "always", "--verify", statusFile("bob.sig"), statusFile("data.txt")}},
+	{name: "verify-bad-trust-always", args: []string{"--trust-model", "always", "--verify", statusFile("alice.sig"), statusFile("ownertrust.txt")}},
+	{name: "verify-expired-key-trust-always", args: []string{"--trust-model", "always", "--verify", statusFile("dave.sig"), statusFile("data.txt")}},
 	{name: "verify-no-pubkey", args: []string{"--verify", statusFile("mallory.sig"), statusFile("data.txt")}},
 	{name: "decrypt-signed", args: []string{"-d", statusFile("bob-signed.pgp")}},
+	{name: "verify-clear-signed", args: []string{"--verify", statusFile("bob-clear.asc")}},
+	{name: "decrypt-clear-signed", args: []string{"-d", statusFile("bob-clear.asc")}},
+	{name: "decrypt-signed-encrypted", args: []string{"-d", statusFile("bob-to-alice.pgp")}},
 
 	// Listings.
 	{name: "list-keys", listing: true, args: []string{"--with-colons", "--list-keys"}},

@@ -44,6 +44,8 @@ sig dave.sig 20240601T000000 dave
 sig erin.sig 20240201T000000 erin
 sig mallory.sig 20240201T000000 mallory
 at 20240201T000000 -u bob --sign -o "$dir/bob-signed.pgp" "$dir/data.txt"
+at 20240201T000000 -u bob --clear-sign -o "$dir/bob-clear.asc" "$dir/data.txt"
+at 20240201T000000 --trust-model always -u bob -s -e -r alice -o "$dir/bob-to-alice.pgp" "$dir/data.txt"
 
 # The messages carry their recipients' key IDs; mallory's is the one
 # neither home holds a secret key for.
