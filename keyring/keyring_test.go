@@ -185,7 +185,7 @@ func TestGenerate(t *testing.T) {
 			human := listing(t, r, nil, false, false)
 			for _, want := range []string{
 				"pub   " + c.human + " ", "[SC]\n      " + k.Fingerprint() + "\n",
-				"uid           [ unknown] Alice Example <alice@example.test>\n",
+				"uid           [ultimate] Alice Example <alice@example.test>\n",
 				"sub   " + c.hsub + " ", "[E]\n",
 			} {
 				if !strings.Contains(human, want) {

@@ -282,13 +282,13 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 		if lc.opt.ShowOnly {
 			fmt.Fprintf(w, "uid                      %s\n", u.name)
 		} else {
-			fmt.Fprintf(w, "uid           [%8s] %s\n", u.validity, u.name)
+			fmt.Fprintf(w, "uid           %s %s\n", lc.uidValidity(k, u), u.name)
 		}
 		lc.sigLines(w, k, u.sigs)
 	}
 	for i := range k.ent.Subkeys {
 		ss := k.subkeyState(&k.ent.Subkeys[i], now)
-		if ss.invalid {
+		if ss.invalid || hiddenSubkey(ps, ss) {
 			continue
 		}
 		algo, _ := algoName(ss.pub)

@@ -544,3 +544,36 @@ func (k *Key) RevokedSigner(pk *packet.PublicKey, now time.Time) bool {
 	}
 	return false
 }
+
+// uidValidity is the bracketed validity gpg 2.2 shows before a user ID in
+// a listing, in its fixed-width spellings.
+func (lc *listCtx) uidValidity(k *Key, u uidState) string {
+	switch u.colon {
+	case "r":
+		return "[ revoked]"
+	case "e":
+		return "[ expired]"
+	}
+	v, _ := lc.trust(k.Fingerprint())
+	switch v {
+	case TrustUndefined:
+		return "[ undef  ]"
+	case TrustNever:
+		return "[  never ]"
+	case TrustMarginal:
+		return "[marginal]"
+	case TrustFully:
+		return "[  full  ]"
+	case TrustUltimate:
+		return "[ultimate]"
+	}
+	return "[ unknown]"
+}
+
+// hiddenSubkey reports whether gpg's human listing leaves the subkey out:
+// one that is revoked or expired, or belongs to a revoked key (gpg's
+// list-options show-unusable-subkeys is off by default). Colon listings
+// show them all.
+func hiddenSubkey(primary, sub keyState) bool {
+	return sub.revoked || sub.expired || primary.revoked
+}

@@ -193,6 +193,11 @@ var statusCases = []statusCase{
 	{name: "fingerprint-twice", listing: true, args: []string{"--with-colons", "--fingerprint", "--fingerprint", "alice"}},
 	{name: "keygrip-secret", listing: true, args: []string{"--with-colons", "--with-keygrip", "-K", aliceFpr}},
 	{name: "list-revoked", listing: true, args: []string{"--with-colons", "-k", erinFpr}},
+	// The human listings, which Emacs and scripts read too.
+	{name: "human-list-keys", listing: true, args: []string{"--list-keys"}},
+	{name: "human-list-secret-keys", listing: true, args: []string{"--list-secret-keys"}},
+	{name: "human-fingerprint-keygrip", listing: true, args: []string{"--fingerprint", "--with-keygrip", "--list-keys", "bob", "carol"}},
+	{name: "human-subkey-fingerprint", listing: true, args: []string{"--with-subkey-fingerprint", "--list-keys", "dave", "erin"}},
 }
 
 // commonArgs are passed to both sides, as python-gnupg and GPGME pass
@@ -283,6 +288,8 @@ func compareRuns(t *testing.T, c statusCase, g, p result) {
 //   - A listing's status stream holds only gpg's key-lookup lines
 //     (KEY_CONSIDERED, KEYEXPIRED); python-gnupg, the one client that
 //     lists with --status-fd, ignores them, so only the records count.
+//   - A full human listing begins with the ring file's name, which is
+//     gpg's pubring.kbx on one side and pgpstream's own file on the other.
 //   - The tru record's field 4 is when the trust database was created,
 //     which differs between two homes.
 //   - The key IDs and fingerprints in stderr lines are compared as they
@@ -314,7 +321,13 @@ func normalise(r result, listing bool) []string {
 		out = append(out, l)
 	}
 	if listing {
-		for _, l := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
+		lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+		if len(lines) > 1 && strings.Trim(lines[1], "-") == "" {
+			// A full human listing names the ring file above it:
+			// gpg's pubring.kbx, pgpstream's own file.
+			lines[0], lines[1] = "RING", "----"
+		}
+		for _, l := range lines {
 			if strings.HasPrefix(l, "tru:") {
 				if f := strings.Split(l, ":"); len(f) > 3 {
 					f[3] = "CREATED"
