@@ -405,6 +405,12 @@ func (lc *listCtx) sigLines(w io.Writer, k *Key, pkts []rawPacket) {
 		// non-revocable, policy, notation, expired, trust depth.
 		fmt.Fprintf(w, "%s%c%c %c%c%c%c%c%c %016X %s  %s\n", sigWord(s.sig.SigType), s.rc, sigClassDigit(s.sig.SigType),
 			' ', ' ', policy, notation, exp, ' ', s.keyID, day(s.sig.CreationTime), name)
+		if sigWord(s.sig.SigType) == "rev" && s.sig.RevocationReason != nil {
+			fmt.Fprintf(w, "      reason for revocation: %s\n", revocationReasonText(uint8(*s.sig.RevocationReason)))
+			if c := s.sig.RevocationReasonText; c != "" {
+				fmt.Fprintf(w, "      revocation comment: %s\n", c)
+			}
+		}
 	}
 }
 
@@ -426,6 +432,10 @@ func (lc *listCtx) sigRecords(w io.Writer, k *Key, pkts []rawPacket) {
 			f[9] = colonEscape(s.signer)
 		}
 		f[10] = fmt.Sprintf("%02xx", uint8(s.sig.SigType))
+		if sigWord(s.sig.SigType) == "rev" && s.sig.RevocationReason != nil {
+			// gpg appends the reason-for-revocation code.
+			f[10] += fmt.Sprintf(",%02x", uint8(*s.sig.RevocationReason))
+		}
 		if len(s.issuer) > 0 {
 			f[12] = fmt.Sprintf("%X", s.issuer)
 		}
@@ -576,4 +586,22 @@ func (lc *listCtx) uidValidity(k *Key, u uidState) string {
 // show them all.
 func hiddenSubkey(primary, sub keyState) bool {
 	return sub.revoked || sub.expired || primary.revoked
+}
+
+// revocationReasonText is gpg's wording of a reason-for-revocation code
+// (RFC 9580 §5.2.3.31), the code itself for one it does not name.
+func revocationReasonText(code uint8) string {
+	switch code {
+	case 0:
+		return "No reason specified"
+	case 1:
+		return "Key is superseded"
+	case 2:
+		return "Key has been compromised"
+	case 3:
+		return "Key is no longer used"
+	case 32:
+		return "User ID is no longer valid"
+	}
+	return fmt.Sprintf("Code=%02x", code)
 }

@@ -193,10 +193,14 @@ var statusCases = []statusCase{
 	{name: "fingerprint-twice", listing: true, args: []string{"--with-colons", "--fingerprint", "--fingerprint", "alice"}},
 	{name: "keygrip-secret", listing: true, args: []string{"--with-colons", "--with-keygrip", "-K", aliceFpr}},
 	{name: "list-revoked", listing: true, args: []string{"--with-colons", "-k", erinFpr}},
+	{name: "list-sigs", listing: true, args: []string{"--with-colons", "--list-sigs", "alice", "carol", erinFpr}},
+	{name: "check-sigs", listing: true, args: []string{"--with-colons", "--check-sigs", "bob", "dave"}},
 	// The human listings, which Emacs and scripts read too.
 	{name: "human-list-keys", listing: true, args: []string{"--list-keys"}},
 	{name: "human-list-secret-keys", listing: true, args: []string{"--list-secret-keys"}},
 	{name: "human-fingerprint-keygrip", listing: true, args: []string{"--fingerprint", "--with-keygrip", "--list-keys", "bob", "carol"}},
+	{name: "human-list-sigs", listing: true, args: []string{"--list-sigs", "alice", erinFpr}},
+	{name: "human-check-sigs", listing: true, args: []string{"--check-sigs", "bob", "dave"}},
 	{name: "human-subkey-fingerprint", listing: true, args: []string{"--with-subkey-fingerprint", "--list-keys", "dave", "erin"}},
 }
 
