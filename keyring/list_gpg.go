@@ -605,3 +605,12 @@ func revocationReasonText(code uint8) string {
 	}
 	return fmt.Sprintf("Code=%02x", code)
 }
+
+// OwnerOfKeyID is the key whose primary key or subkey has the key ID, or
+// nil (the first, should two share it).
+func (r *Ring) OwnerOfKeyID(id uint64) *Key {
+	if id == 0 {
+		return nil
+	}
+	return (&listCtx{keys: r.keys}).signerKey(id, nil)
+}

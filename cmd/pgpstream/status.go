@@ -175,7 +175,7 @@ type statusKeys struct {
 	filter.Keys
 	s       *statusWriter
 	ring    *keyring.Ring
-	missing []string // key IDs for NO_SECKEY
+	missing []*packet.PKESK // the recipients for NO_SECKEY
 	owners  map[string]*keyring.Key
 	// given is set when the passphrase came with the command
 	// (--passphrase, --passphrase-file, --passphrase-fd): gpg writes
@@ -202,7 +202,7 @@ func (k *statusKeys) owner(priv *gcpacket.PrivateKey) *keyring.Key {
 func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 	privs := k.Keys.DecryptionKeys(p)
 	if len(privs) == 0 {
-		k.missing = append(k.missing, keyIDOf(p))
+		k.missing = append(k.missing, p)
 	}
 	now := time.Now()
 	for _, priv := range privs {
@@ -215,10 +215,22 @@ func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 	return privs
 }
 
-// noSecKeys writes the NO_SECKEY lines held back.
+// noSecKeys writes the NO_SECKEY lines held back, as gpg writes them
+// when it lists the recipients after the decryption: last packet first
+// (gpg's list is built by prepending), each after the KEY_CONSIDERED of
+// the public key it looked up to name the recipient, when it has one.
 func (k *statusKeys) noSecKeys() {
-	for _, id := range k.missing {
-		k.s.line("NO_SECKEY", id)
+	now := time.Now()
+	for i := len(k.missing) - 1; i >= 0; i-- {
+		p := k.missing[i]
+		if k.ring != nil && !p.Wildcard() {
+			id := p.KeyID
+			if p.Version == 6 && len(p.Fingerprint) >= 8 {
+				id = packet.KeyIDOf(p.Fingerprint)
+			}
+			keyConsidered(k.s, k.ring.OwnerOfKeyID(id), now, 0)
+		}
+		k.s.line("NO_SECKEY", keyIDOf(p))
 	}
 	k.missing = nil
 }
@@ -360,9 +372,10 @@ func (d *decryptStatus) done(err error) {
 		d.s.line("END_DECRYPTION")
 		return
 	}
-	if !d.began && d.keys != nil && d.keys.badPass && errors.Is(err, filter.ErrNoSecretKey) {
-		// No key could be unlocked: gpg's lines, and no FAILURE
-		// (the ERROR line says why).
+	if !d.began && d.sawPKESK && errors.Is(err, filter.ErrNoSecretKey) {
+		// No secret key, or none that could be unlocked: gpg's
+		// lines, and no FAILURE (NO_SECKEY or the ERROR line says
+		// why).
 		d.begin()
 		d.s.line("DECRYPTION_FAILED")
 		d.s.line("END_DECRYPTION")

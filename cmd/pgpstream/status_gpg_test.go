@@ -131,6 +131,12 @@ var statusCases = []statusCase{
 	{name: "encrypt-unknown", args: []string{"-e", "-r", "nobody", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-expired", args: []string{"-e", "-r", "dave", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-revoked", args: []string{"-e", "-r", "erin", "-o", "/dev/null", statusFile("data.txt")}},
+	{name: "encrypt-two", args: []string{"-e", "-r", "bob", "-r", "alice", "-o", "/dev/null", statusFile("data.txt")},
+		known: []knownDiff{{gpg: "[GNUPG:] KEY_CONSIDERED " + bobFpr + " 0", pgp: "[GNUPG:] KEY_CONSIDERED " + bobFpr + " 0",
+			why: "the same line in another place: gpg takes the -r options last first, pgpstream in command-line order"}}},
+	{name: "encrypt-one-unknown", args: []string{"-e", "-r", "alice", "-r", "nobody", "-o", "/dev/null", statusFile("data.txt")},
+		known: []knownDiff{{pgp: "[GNUPG:] KEY_CONSIDERED " + aliceFpr + " 0",
+			why: "gpg takes the -r options last first (its list is built by prepending) and stops at nobody; pgpstream goes in command-line order"}}},
 	{name: "symmetric-encrypt", args: []string{"-c", "--passphrase", "message secret", "-o", "/dev/null", statusFile("data.txt")},
 		known: []knownDiff{{gpg: "[GNUPG:] NEED_PASSPHRASE_SYM 9 3 2", pgp: "[GNUPG:] NEED_PASSPHRASE_SYM 9 3 8",
 			why: "the S2K's hash: pgpstream's iterated S2K uses SHA-256, gpg 2.2's SHA-1"}}},
@@ -140,6 +146,8 @@ var statusCases = []statusCase{
 	{name: "symmetric-wrong-passphrase", args: []string{"--passphrase", "wrong", "-d", statusFile("symmetric.pgp")}},
 	{name: "decrypt-rsa", args: []string{"-d", statusFile("alice.pgp")}},
 	{name: "decrypt-other-recipient", args: []string{"-d", statusFile("bob-mallory.pgp")}},
+	{name: "decrypt-no-seckey", fresh: true, pre: []string{"--import", statusFile("public.asc")},
+		args: []string{"-d", statusFile("bob-mallory.pgp")}},
 	// The wrong passphrase first: gpg-agent keeps the right one.
 	{name: "decrypt-protected-wrong-passphrase", args: []string{"--passphrase", "wrong", "-d", statusFile("frank.pgp")}},
 	{name: "decrypt-protected", args: []string{"--passphrase", "key secret", "-d", statusFile("frank.pgp")}},
@@ -150,6 +158,7 @@ var statusCases = []statusCase{
 	// one hash.
 	{name: "sign-detached-rsa", args: []string{"--digest-algo", "SHA256", "-u", "alice", "--detach-sign", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "sign-ed25519", args: []string{"--digest-algo", "SHA256", "-u", "bob", "-s", "-o", "/dev/null", statusFile("data.txt")}},
+	{name: "sign-protected", args: []string{"--digest-algo", "SHA256", "--passphrase", "key secret", "-u", "frank", "--detach-sign", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "clear-sign", args: []string{"--digest-algo", "SHA256", "-u", "bob", "--clear-sign", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "sign-encrypt", args: []string{"--digest-algo", "SHA256", "-u", "bob", "-s", "-e", "-r", "alice", "-o", "/dev/null", statusFile("data.txt")},
 		known: []knownDiff{
