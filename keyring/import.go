@@ -38,6 +38,8 @@ type ImportedKey struct {
 	// Flags are IMPORT_OK's reasons: 1 a new key, 2 new user IDs, 4 new
 	// signatures, 8 new subkeys, 16 a secret key; 0 nothing changed.
 	Flags int
+	// NewUserIDs, NewSigs and NewSubkeys count what the key gained.
+	NewUserIDs, NewSigs, NewSubkeys int
 	// Secret is set when the block held a secret key, new or not.
 	Secret bool
 	// Key is the key as the ring now holds it.
@@ -352,6 +354,9 @@ func (r *Ring) importedKey(b *block, before, after ImportStats) ImportedKey {
 		ik.KeyID, ik.UserID, ik.Key = k.KeyID(), k.PrimaryUserID(), k
 	}
 	ik.Secret = b.secret()
+	ik.NewUserIDs = after.NewUserIDs - before.NewUserIDs
+	ik.NewSigs = after.NewSigs - before.NewSigs
+	ik.NewSubkeys = after.NewSubkeys - before.NewSubkeys
 	for _, f := range []struct {
 		grew bool
 		bit  int

@@ -273,6 +273,7 @@ nextUID:
 		}
 		dst.uids = append(dst.uids, component{pkt: u.pkt, sigs: append([]rawPacket(nil), u.sigs...)})
 		m.uids++
+		m.sigs += len(u.sigs) // counted as gpg counts them: new with the user ID
 	}
 nextSub:
 	for _, s := range src.subs {
@@ -296,6 +297,7 @@ nextSub:
 		}
 		dst.subs = append(dst.subs, component{pkt: s.pkt, sigs: append([]rawPacket(nil), s.sigs...)})
 		m.subs++
+		m.sigs += len(s.sigs)
 		if s.pkt.tag == tagSecretSubkey {
 			m.secret = true
 		}

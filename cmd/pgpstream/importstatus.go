@@ -37,7 +37,22 @@ func importedKeys(st *state, status *statusWriter, stats keyring.ImportStats) {
 		default:
 			considered()
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %s: %q updated\n", st.prog, id, k.UserID)
+				// gpg's lines, one for each kind of thing new.
+				for _, n := range []struct {
+					n         int
+					one, many string
+				}{
+					{k.NewUserIDs, "new user ID", "new user IDs"},
+					{k.NewSigs, "new signature", "new signatures"},
+					{k.NewSubkeys, "new subkey", "new subkeys"},
+				} {
+					switch {
+					case n.n == 1:
+						fmt.Fprintf(st.stderr, "%s: key %s: %q 1 %s\n", st.prog, id, k.UserID, n.one)
+					case n.n > 1:
+						fmt.Fprintf(st.stderr, "%s: key %s: %q %d %s\n", st.prog, id, k.UserID, n.n, n.many)
+					}
+				}
 			}
 			status.line("IMPORT_OK", pub, k.Fingerprint)
 		}

@@ -121,6 +121,8 @@ var statusCases = []statusCase{
 	{name: "import-secret", fresh: true, args: []string{"--import", statusFile("secret.asc")}},
 	{name: "import-secret-over-public", fresh: true, pre: []string{"--import", statusFile("public.asc")},
 		args: []string{"--import", statusFile("secret.asc")}},
+	{name: "import-new-subkey", fresh: true, pre: []string{"--import", statusFile("carol-old.asc")},
+		args: []string{"--import", statusFile("public.asc")}},
 	{name: "import-again", fresh: true, pre: []string{"--import", statusFile("public.asc"), statusFile("secret.asc")},
 		args: []string{"--import", statusFile("public.asc"), statusFile("secret.asc")}},
 

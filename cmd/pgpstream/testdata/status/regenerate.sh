@@ -60,6 +60,8 @@ sed 's/^:-----BEGIN/-----BEGIN/' "$rev" >"$rev.asc"
 at 20240301T000000 --import "$rev.asc"
 
 g --armor --export alice bob carol dave erin >"$dir/public.asc"
+# carol as she was before her second encryption subkey, to import over.
+g --armor --export --export-filter 'drop-subkey=key_created > 1706745600' carol >"$dir/carol-old.asc"
 g --armor --export-secret-keys alice bob carol >"$dir/secret.asc"
 gpg --batch --no-tty --pinentry-mode loopback --passphrase 'key secret' --armor --export-secret-keys frank >"$dir/frank-sec.asc"
 for k in alice bob carol; do echo "$(fpr $k):6:"; done >"$dir/ownertrust.txt"
