@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/pgpstream
 export GOFLAGS ?= -trimpath
 
-.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench clean
+.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench gnupg-suite clean
 
 all: build
 
@@ -34,6 +34,13 @@ test: build
 		echo "test: skipping test-arm64: qemu-aarch64 not found (see the summary)"; \
 	else $(MAKE) test-arm64; fi
 	@./scripts/test-tools.sh summary
+
+# GnuPG 2.2.40's own OpenPGP test suite (tests/openpgp, 60 tests), first
+# with GnuPG's gpg as the control, then with bin/pgpstream as gpg. It builds
+# GnuPG once (pinned by commit) into GNUPG_SUITE_DIR, outside the tree, and
+# is not part of `make test`. See docs/GNUPG-SUITE.md.
+gnupg-suite: build
+	PGPSTREAM=$(BIN) ./scripts/gnupg-suite.sh all
 
 # OpenPGP.js, pinned in testdata/openpgpjs, for the RFC 9580 interop tests;
 # installed again only when its lock file changes. Without npm the tests

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# GnuPG 2.2.40's own OpenPGP test suite (tests/openpgp, run by gpgscm),
+# first with GnuPG's gpg as the control, then with pgpstream standing in
+# for gpg. Everything else (gpg-agent, gpgconf, gpgv, gpgtar,
+# gpg-preset-passphrase, fake-pinentry) is GnuPG's own build.
+#
+#   scripts/gnupg-suite.sh [build|control|pgpstream|all] [TEST.scm ...]
+#
+#   build      fetch GnuPG 2.2.40 (pinned by commit) and build it once
+#   control    run the suite with GnuPG's gpg
+#   pgpstream  run the suite with bin/pgpstream as gpg
+#   all        (default) build, control, pgpstream
+#   summary    [NAME] print the per-test summary of results/NAME again
+#
+# Environment:
+#   GNUPG_SUITE_DIR  where the source, build and results live, outside the
+#                    repository (default: $XDG_CACHE_HOME/pgpstream/gnupg-2.2.40)
+#   GNUPG_GIT        git repository holding GnuPG's tags (default: upstream's
+#                    GitHub mirror; a local clone or bare mirror works too)
+#   PGPSTREAM        the binary to test (default: bin/pgpstream, built first)
+#   GNUPG_SUITE_JOBS tests run at once (default 1: the suite is CPU-bound)
+#
+# Results: $GNUPG_SUITE_DIR/results/{control,pgpstream}/ hold one .log per
+# test, gpgscm's report.xml and summary.txt (one "STATUS test" line each).
+# Needs: gcc, make, autoconf, automake, autopoint, and the -dev packages of
+# libgpg-error, libgcrypt, libassuan, libksba, libnpth, zlib, bzip2, sqlite3.
+set -euo pipefail
+
+GNUPG_TAG=gnupg-2.2.40
+GNUPG_COMMIT=2e9f8a511dc01ef9ffc59c90f1cb5082e052da06
+GNUPG_GIT=${GNUPG_GIT:-https://github.com/gpg/gnupg.git}
+DIR=${GNUPG_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pgpstream/$GNUPG_TAG}
+JOBS=${GNUPG_SUITE_JOBS:-1}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+# Builds and suite runs are CPU-heavy: never during someone's timing run.
+LOCK=${PGPSTREAM_BENCH_LOCK:-/tmp/pgpstream-bench.lock}
+
+SRC=$DIR/src
+BUILD=$DIR/build
+say() { echo "gnupg-suite: $*" >&2; }
+die() { say "error: $*"; exit 2; }
+
+locked() { flock "$LOCK" "$@"; }
+
+fetch_source() {
+	if [ -f "$SRC/.pinned" ] && [ "$(cat "$SRC/.pinned")" = "$GNUPG_COMMIT" ]; then
+		return
+	fi
+	say "fetching $GNUPG_TAG from $GNUPG_GIT"
+	rm -rf "$SRC"
+	git init -q "$SRC"
+	git -C "$SRC" fetch -q --depth 1 "$GNUPG_GIT" "refs/tags/$GNUPG_TAG:refs/tags/$GNUPG_TAG" ||
+		git -C "$SRC" fetch -q "$GNUPG_GIT" "refs/tags/$GNUPG_TAG:refs/tags/$GNUPG_TAG"
+	got=$(git -C "$SRC" rev-parse "refs/tags/$GNUPG_TAG^{commit}")
+	[ "$got" = "$GNUPG_COMMIT" ] || die "$GNUPG_TAG is $got, expected $GNUPG_COMMIT"
+	git -C "$SRC" -c advice.detachedHead=false checkout -q "$GNUPG_COMMIT"
+	echo "$GNUPG_COMMIT" >"$SRC/.pinned"
+}
+
+build_gnupg() {
+	fetch_source
+	if [ -f "$BUILD/.built" ] && [ "$(cat "$BUILD/.built")" = "$GNUPG_COMMIT" ]; then
+		say "using the build in $BUILD"
+		return
+	fi
+	for t in gcc make autoconf automake autopoint; do
+		command -v "$t" >/dev/null || die "$t not found (apt-get install gcc make autoconf automake autopoint)"
+	done
+	say "building $GNUPG_TAG in $BUILD (nice, under $LOCK)"
+	if [ ! -x "$SRC/configure" ]; then
+		(cd "$SRC" && ./autogen.sh --force >"$DIR/autogen.log" 2>&1) || die "autogen failed: see $DIR/autogen.log"
+	fi
+	# The suite needs no dirmngr (and 2.2.40's dirmngr does not link
+	# without LDAP), no TLS, no smartcard support and no manuals.
+	mkdir -p "$BUILD"
+	(cd "$BUILD" && "$SRC/configure" --enable-maintainer-mode --disable-doc --disable-dirmngr \
+		--disable-ldap --disable-gnutls --disable-ntbtls --disable-wks-tools --disable-card-support \
+		>"$DIR/configure.log" 2>&1) || die "configure failed: see $DIR/configure.log"
+	(cd "$BUILD" && locked nice -n 10 make -j2 >"$DIR/make.log" 2>&1 &&
+		locked nice -n 10 make -C tests/openpgp fake-pinentry >>"$DIR/make.log" 2>&1) ||
+		die "make failed: see $DIR/make.log"
+	echo "$GNUPG_COMMIT" >"$BUILD/.built"
+}
+
+# A build prefix for gpgconf in which g10/gpg is the binary under test and
+# everything else is GnuPG's: gpgconf --build-prefix (and so gpgscm's
+# (tool 'gpg)) then finds it wherever the suite asks for gpg.
+overlay() {
+	local name=$1 gpg=$2 o=$DIR/overlay-$1
+	rm -rf "$o"
+	mkdir -p "$o/g10"
+	for f in "$BUILD"/*; do
+		[ "$(basename "$f")" = g10 ] || ln -s "$f" "$o/"
+	done
+	for f in "$BUILD"/g10/*; do
+		[ "$(basename "$f")" = gpg ] || ln -s "$f" "$o/g10/"
+	done
+	ln -s "$gpg" "$o/g10/gpg"
+	echo "$o"
+}
+
+run_suite() {
+	local name=$1 gpg=$2 out=$DIR/results/$1 obj
+	shift 2
+	[ -f "$BUILD/.built" ] || die "no GnuPG build in $BUILD: run '$0 build' first"
+	obj=$(overlay "$name" "$gpg")
+	rm -rf "$out"
+	mkdir -p "$out"
+	local flags=()
+	[ "$JOBS" -gt 1 ] && flags+=(--parallel="$JOBS")
+	say "running tests/openpgp with gpg = $gpg (logs in $out)"
+	set +e
+	(cd "$out" && env LC_ALL=C EXEEXT= PATH="$BUILD/tests/gpgscm:$PATH" \
+		abs_top_srcdir="$SRC" objdir="$obj" GPGSCM_PATH="$SRC/tests/gpgscm" \
+		GNUPGHOME= GPG_AGENT_INFO= \
+		flock "$LOCK" nice -n 10 "$BUILD/tests/gpgscm/gpgscm" \
+		"$SRC/tests/openpgp/run-tests.scm" "${flags[@]}" "$@") >"$out/run.txt" 2>&1
+	set -e
+	summarize "$out" >"$out/summary.txt"
+	local pass fail skip
+	pass=$(grep -c '^PASS ' "$out/summary.txt" || true)
+	fail=$(grep -c -E '^(FAIL|ERROR|XPASS|NOTRUN) ' "$out/summary.txt" || true)
+	skip=$(grep -c '^SKIP ' "$out/summary.txt" || true)
+	echo "$name: $pass passed, $fail failed, $skip skipped" | tee -a "$out/summary.txt"
+}
+
+# summarize prints one line per test of the suite (XTESTS in
+# tests/openpgp/Makefile.am): its status and, for a failure, the first
+# line of its log that says what failed. A test gpgscm never reached (its
+# setup failed) is NOTRUN. setup.scm, which builds the home the legacy
+# tests unpack, is reported first but not counted.
+summarize() {
+	local out=$1 t st why
+	st=$(grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): tests/openpgp/setup.scm' "$out/run.txt" | cut -d: -f1 || true)
+	echo "setup ${st:-FAIL} setup.scm"
+	for t in $(sed -n '/^XTESTS *=/,/^$/p' "$SRC/tests/openpgp/Makefile.am" | tr -d '\\' | tr ' \t' '\n\n' | grep '\.scm$'); do
+		st=$(grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): tests/openpgp/$t" "$out/run.txt" | cut -d: -f1 || true)
+		why=
+		case ${st:-NOTRUN} in
+		PASS | SKIP | XFAIL) ;;
+		*)
+			# Skip the notes every call of a non-GnuPG gpg may print.
+			[ -f "$out/$t.log" ] && why=$(grep -v -E 'option "agent-program" is not supported|is a GnuPG home|^gpg: hint:' "$out/$t.log" |
+				grep -m1 -E 'gpg: error|gpg: |failed|[Ee]rror|mismatch|[Ee]xpected|^\(\(\(' | cut -c1-200 || true)
+			;;
+		esac
+		echo "${st:-NOTRUN} $t${why:+	$why}"
+	done
+}
+
+pgpstream_bin() {
+	if [ -n "${PGPSTREAM:-}" ]; then
+		readlink -f "$PGPSTREAM"
+	else
+		(cd "$REPO" && go build -o bin/pgpstream ./cmd/pgpstream) >&2 || die "go build failed"
+		echo "$REPO/bin/pgpstream"
+	fi
+}
+
+cmd=${1:-all}
+[ $# -gt 0 ] && shift
+mkdir -p "$DIR"
+case $cmd in
+build) build_gnupg ;;
+summary) summarize "$DIR/results/${1:-pgpstream}" ;;
+control) build_gnupg; run_suite control "$BUILD/g10/gpg" "$@" ;;
+pgpstream) build_gnupg; run_suite pgpstream "$(pgpstream_bin)" "$@" ;;
+all)
+	build_gnupg
+	run_suite control "$BUILD/g10/gpg" "$@"
+	run_suite pgpstream "$(pgpstream_bin)" "$@"
+	;;
+*) die "usage: $0 [build|control|pgpstream|all|summary] [TEST.scm ...]" ;;
+esac
