@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/armor"
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // ImportStats counts what Import did, in the categories gpg reports.
@@ -24,7 +28,12 @@ type ImportStats struct {
 	SecretImported  int // secret keys new to the ring (or newly holding secret material)
 	SecretUnchanged int
 	Skipped         int // blocks refused; Import's error says why
-	Revocations     int // key revocations new to the ring
+	// NoUserID counts new keys skipped because no user ID of theirs has a
+	// valid self-signature. gpg skips them with a note and no error, and
+	// so does Import: they are listed in Notes, not in its error.
+	NoUserID    int
+	Notes       []string
+	Revocations int // key revocations new to the ring
 	// Keys says what happened to each key imported, in input order.
 	Keys []ImportedKey
 }
@@ -159,6 +168,11 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 			}
 			before := st
 			c, err := r.importBlock(b.clone(), &st)
+			if errors.Is(err, errNoUserID) {
+				st.NoUserID++
+				st.Notes = append(st.Notes, err.Error())
+				continue
+			}
 			if err != nil {
 				st.Skipped++
 				errs = append(errs, err)
@@ -174,6 +188,32 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 		return st, err
 	}
 	return st, errors.Join(errs...)
+}
+
+// errNoUserID is gpg's note for a new key none of whose user IDs has a
+// valid self-signature.
+var errNoUserID = errors.New("new key but contains no user ID - skipped")
+
+// noIdentity reports whether err is go-crypto's refusal of a certificate
+// that has no user ID left once invalid self-signatures are dropped.
+func noIdentity(err error) bool {
+	var se pgperrors.StructuralError
+	return errors.As(err, &se) && strings.Contains(string(se), "without any identities")
+}
+
+// hasSelfSignedUserID reports whether a user ID of k has a valid
+// self-signature (revoked or not), which gpg requires of a new v4 key.
+// A v6 key may stand without one (RFC 9580 section 10.1.1).
+func hasSelfSignedUserID(k *Key) bool {
+	if k.ent.PrimaryKey.Version != 4 {
+		return true
+	}
+	for _, id := range k.ent.Identities {
+		if _, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // importBlock merges one transferable key into the ring and reports
@@ -203,6 +243,10 @@ func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
 	// Parse before touching the ring, so a key go-crypto cannot read is
 	// refused whole instead of half-merged.
 	cand, err := r.newKey(pub.clone(), nil)
+	if r.byFingerprint(fmt.Sprintf("%X", fp)) == nil &&
+		((err != nil && noIdentity(err)) || (err == nil && !hasSelfSignedUserID(cand))) {
+		return false, fmt.Errorf("key %016X: %w", pgppacket.KeyIDOf(fp), errNoUserID)
+	}
 	if err != nil {
 		return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
 	}

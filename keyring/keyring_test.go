@@ -667,3 +667,46 @@ func TestWriteGoCryptoFixture(t *testing.T) {
 	}
 	sessionKeyRoundTrip(t, r, "six@gocrypto.test", r, nil)
 }
+
+// TestImportNoUserID imports a key whose only user ID has a broken
+// self-signature beside a good key: gpg skips the first with a note
+// ("new key but contains no user ID - skipped") and no error, and so
+// does Import.
+func TestImportNoUserID(t *testing.T) {
+	var in bytes.Buffer
+	for _, name := range []string{"Bad", "Good"} {
+		e, err := v2.NewEntity(name, "", strings.ToLower(name)+"@example.test", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := e.Serialize(&b); err != nil {
+			t.Fatal(err)
+		}
+		if name == "Bad" {
+			// The self-signature is the third packet; break the last
+			// byte of its signature value.
+			pkts, err := splitPackets(b.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pkts[2].tag != tagSignature {
+				t.Fatalf("third packet has tag %d", pkts[2].tag)
+			}
+			pkts[2].body[len(pkts[2].body)-1] ^= 0x55
+			b.Reset()
+			for _, p := range pkts[:3] {
+				p.writeTo(&b)
+			}
+		}
+		in.Write(b.Bytes())
+	}
+	r := openRing(t)
+	st, err := r.Import(&in)
+	if err != nil || st.Imported != 1 || st.NoUserID != 1 || st.Skipped != 0 || st.Processed != 2 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "new key but contains no user ID - skipped") {
+		t.Errorf("notes: %q", st.Notes)
+	}
+}

@@ -80,6 +80,6 @@ func importResult(status *statusWriter, t keyring.ImportStats) {
 	if t.Processed == 0 {
 		status.line("NODATA", 1)
 	}
-	status.line("IMPORT_RES", t.Processed, 0, t.Imported, 0, t.Unchanged, t.NewUserIDs, t.NewSubkeys,
+	status.line("IMPORT_RES", t.Processed, t.NoUserID, t.Imported, 0, t.Unchanged, t.NewUserIDs, t.NewSubkeys,
 		t.NewSigs, t.Revocations, t.SecretRead, t.SecretImported, t.SecretUnchanged, 0, t.Skipped, 0)
 }

@@ -45,6 +45,11 @@ func cmdImport(st *state, o *options) error {
 		}
 		stats, err := ring.Import(r)
 		importedKeys(st, status, stats)
+		if !st.quiet {
+			for _, n := range stats.Notes {
+				fmt.Fprintf(st.stderr, "%s: %s\n", st.prog, n)
+			}
+		}
 		if err != nil {
 			if name == "-" {
 				return fmt.Errorf("importing from standard input: %w", err)
@@ -62,6 +67,7 @@ func cmdImport(st *state, o *options) error {
 		total.Revocations += stats.Revocations
 		total.SecretUnchanged += stats.SecretUnchanged
 		total.Skipped += stats.Skipped
+		total.NoUserID += stats.NoUserID
 	}
 	if !st.quiet {
 		// gpg's import summary: the total, then each count that is not zero.
@@ -70,7 +76,7 @@ func cmdImport(st *state, o *options) error {
 			label string
 			n     int
 		}{
-			{"imported", total.Imported}, {"unchanged", total.Unchanged},
+			{"w/o user IDs", total.NoUserID}, {"imported", total.Imported}, {"unchanged", total.Unchanged},
 			{"new user IDs", total.NewUserIDs}, {"new subkeys", total.NewSubkeys},
 			{"new signatures", total.NewSigs}, {"secret keys read", total.SecretRead},
 			{"secret keys imported", total.SecretImported}, {"new key revocations", total.Revocations},
