@@ -108,6 +108,12 @@ run_suite() {
 	mkdir -p "$out"
 	local flags=()
 	[ "$JOBS" -gt 1 ] && flags+=(--parallel="$JOBS")
+	if [ $# -gt 0 ]; then
+		printf '%s\n' "$@" >"$out/tests.txt"
+	else
+		sed -n '/^XTESTS *=/,/^$/p' "$SRC/tests/openpgp/Makefile.am" | tr -d '\\' | tr ' \t' '\n\n' |
+			grep '\.scm$' >"$out/tests.txt"
+	fi
 	say "running tests/openpgp with gpg = $gpg (logs in $out)"
 	set +e
 	(cd "$out" && env LC_ALL=C EXEEXT= PATH="$BUILD/tests/gpgscm:$PATH" \
@@ -124,8 +130,8 @@ run_suite() {
 	echo "$name: $pass passed, $fail failed, $skip skipped" | tee -a "$out/summary.txt"
 }
 
-# summarize prints one line per test of the suite (XTESTS in
-# tests/openpgp/Makefile.am): its status and, for a failure, the first
+# summarize prints one line per test run (all of the suite's: XTESTS in
+# tests/openpgp/Makefile.am, unless tests were named): its status and, for a failure, the first
 # line of its log that says what failed. A test gpgscm never reached (its
 # setup failed) is NOTRUN. setup.scm, which builds the home the legacy
 # tests unpack, is reported first but not counted.
@@ -133,7 +139,7 @@ summarize() {
 	local out=$1 t st why
 	st=$(grep -E '^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): tests/openpgp/setup.scm' "$out/run.txt" | cut -d: -f1 || true)
 	echo "setup ${st:-FAIL} setup.scm"
-	for t in $(sed -n '/^XTESTS *=/,/^$/p' "$SRC/tests/openpgp/Makefile.am" | tr -d '\\' | tr ' \t' '\n\n' | grep '\.scm$'); do
+	for t in $(cat "$out/tests.txt"); do
 		st=$(grep -E "^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): tests/openpgp/$t" "$out/run.txt" | cut -d: -f1 || true)
 		why=
 		case ${st:-NOTRUN} in

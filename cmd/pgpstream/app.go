@@ -263,6 +263,8 @@ func dispatch(st *state, o *options) error {
 		return cmdQuickSetOwnerTrust(st, o)
 	case "dump-option-table":
 		return dumpOptionTable(st)
+	case "gpgconf-list":
+		return gpgconfList(st)
 	}
 	if ok, err := dispatchLifecycle(st, o); ok {
 		return err

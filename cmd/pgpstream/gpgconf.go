@@ -103,6 +103,18 @@ func dumpOptions(st *state) error {
 	return nil
 }
 
+// gpgconfList is --gpgconf-list: the defaults gpgconf 2.2 asks gpg for
+// before it lists or changes gpg's options, in gpg 2.2.40's lines (16 is
+// gpgconf's "this is the default" flag). The default key is what
+// --quick-gen-key makes with ALGO "default".
+func gpgconfList(st *state) error {
+	fmt.Fprint(st.stdout, "debug-level:16:\"none:\n",
+		"compliance:16:\"gnupg:\n",
+		"default_pubkey_algo:16:\"ed25519/cert,sign+cv25519/encr:\n",
+		"compliance_de_vs:16:0:\n")
+	return nil
+}
+
 // dumpOptionTable is --dump-option-table in gpg's format, which gpgconf
 // reads: NAME:ID:FLAGS:DESCRIPTION:, ID the short option's character or a
 // number above 255, FLAGS 128 for a command, 1 for a number, 2 for a

@@ -280,6 +280,7 @@ var baseOptions = []optDef{
 	{long: "export-ownertrust", kind: kCommand, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
 	{long: "quick-set-ownertrust", kind: kCommand, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
 	{long: "dump-option-table", kind: kCommand, cat: catCommand, usage: "print the option table as gpgconf reads it"},
+	{long: "gpgconf-list", kind: kCommand, cat: catCommand, usage: "print the defaults gpgconf --list-options gpg reads"},
 	{long: "help", short: 'h', kind: kCommand, cat: catCommand, usage: "show this help"},
 
 	// Encryption.
