@@ -2,8 +2,14 @@ package filter
 
 import (
 	"bytes"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/big"
 	"slices"
 	"testing"
 	"time"
@@ -303,5 +309,49 @@ func BenchmarkDecryptSigned(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDetachedV3 checks a v3 signature (RFC 4880 section 5.2.2), which
+// gpg 2.2 verifies and GnuPG's own test messages are full of: the data's
+// hash ends with the type and creation time alone.
+func TestDetachedV3(t *testing.T) {
+	e, err := v2.NewEntity("V3", "", "v3@example.org", &gcpacket.Config{Algorithm: gcpacket.PubKeyAlgoRSA, RSABits: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := payload(5000)
+	created := uint32(1141658202)
+	var tm [4]byte
+	binary.BigEndian.PutUint32(tm[:], created)
+	h := sha256.New()
+	h.Write(pt)
+	h.Write([]byte{0x00})
+	h.Write(tm[:])
+	digest := h.Sum(nil)
+	s, err := rsa.SignPKCS1v15(rand.Reader, e.PrivateKey.PrivateKey.(*rsa.PrivateKey), crypto.SHA256, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte{3, 5, 0x00}
+	body = append(body, tm[:]...)
+	body = binary.BigEndian.AppendUint64(body, e.PrimaryKey.KeyId)
+	body = append(body, 1, byte(packet.HashSHA256), digest[0], digest[1])
+	body = binary.BigEndian.AppendUint16(body, uint16(new(big.Int).SetBytes(s).BitLen()))
+	body = append(body, bytes.TrimLeft(s, "\x00")...)
+	sig := packet.AppendHeader(nil, packet.TagSignature, int64(len(body)))
+	sig = append(sig, body...)
+
+	res, err := VerifyDetached(bytes.NewReader(sig), bytes.NewReader(pt), VerifyOptions{Signers: entityKeys{e}})
+	if err != nil || !slices.Equal(statuses(res), []SigStatus{SigGood}) {
+		t.Fatalf("v3: %v %v", statuses(res), err)
+	}
+	if res[0].Sig.Version != 3 || !res[0].Sig.Created.Equal(time.Unix(int64(created), 0)) {
+		t.Errorf("v3 signature read as version %d made %v", res[0].Sig.Version, res[0].Sig.Created)
+	}
+	pt[100] ^= 1
+	res, err = VerifyDetached(bytes.NewReader(sig), bytes.NewReader(pt), VerifyOptions{Signers: entityKeys{e}})
+	if err != nil || !slices.Equal(statuses(res), []SigStatus{SigBad}) {
+		t.Fatalf("v3 over changed data: %v %v", statuses(res), err)
 	}
 }
