@@ -511,7 +511,10 @@ func (e *ambiguousError) Is(target error) bool { return target == ErrAmbiguous }
 
 // Select returns the keys matching any of patterns (all keys if there are
 // none), in ring order; with secret, only keys whose secret part is in the
-// ring. A pattern that matches nothing is an error wrapping ErrNoKey.
+// ring. When no pattern matches anything, the error wraps ErrNoKey; a
+// pattern that matches nothing beside one that does is not an error, as
+// gpg searches for the names together (GnuPG's tests pass a stray "-",
+// gpg's substring search for "-", after the key they list or export).
 // Patterns are read as gpg reads a user ID specification (see
 // parsePattern); a pattern may match several keys, as in gpg's listings
 // and exports. To name one key, use Lookup.
@@ -526,16 +529,14 @@ func (r *Ring) Select(patterns []string, secret bool) ([]*Key, error) {
 		if err != nil {
 			return nil, err
 		}
-		found := false
 		for _, k := range cands {
 			if m.matchKey(k) {
 				chosen[k] = true
-				found = true
 			}
 		}
-		if !found {
-			return nil, r.noKey(p, secret)
-		}
+	}
+	if len(chosen) == 0 {
+		return nil, r.noKey(patterns[0], secret)
 	}
 	var out []*Key
 	for _, k := range cands {

@@ -93,6 +93,14 @@ func TestSelectAndDelete(t *testing.T) {
 	if _, err := r.Select([]string{"nobody@nowhere"}, false); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "nobody@nowhere") {
 		t.Fatalf("unmatched pattern: %v", err)
 	}
+	// Names are searched together, as gpg does: one that matches nothing
+	// beside one that matches is no error.
+	if ks, err := r.Select([]string{"583226BC709AA082", "-", "nobody@nowhere"}, false); err != nil || len(ks) != 1 {
+		t.Fatalf("Select(subkey id, -, nobody): %d %v", len(ks), err)
+	}
+	if _, err := r.Select([]string{"-", "nobody@nowhere"}, false); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), `"-"`) {
+		t.Fatalf("no pattern matched: %v", err)
+	}
 	if _, err := r.Select([]string{"ed@gpg.test"}, true); !errors.Is(err, ErrNoKey) {
 		t.Fatalf("secret select of public-only key: %v", err)
 	}
