@@ -37,7 +37,8 @@ func ParseHeader(buf []byte, offset int64) (h Header, needMore int, err error) {
 	b := buf[0]
 	h.Offset = offset
 	if b&0x80 == 0 {
-		return h, 0, &StructuralError{"packet header", offset, "first octet 0x" + hex2(b) + " lacks bit 7: not OpenPGP binary data"}
+		// gpg's words for it, which GnuPG's tests look for, then ours.
+		return h, 0, &StructuralError{"packet header", offset, "invalid packet (ctb=" + hex2(b) + "): bit 7 of the first octet is clear: not OpenPGP binary data"}
 	}
 	if b&0x40 != 0 {
 		h.NewFormat = true
