@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -486,6 +487,19 @@ func (m markWrites) Write(p []byte) (int, error) {
 
 // openStream buffers in and, when it starts with ASCII armor, decodes it.
 // An empty input is the error named by empty.
+// armoredAfterText reports whether input that cannot be binary OpenPGP
+// (bit 7 of its first octet is clear, RFC 9580 section 4.2) has an armor
+// header line further on: gpg skips text before it, and old messages
+// (GnuPG's own test files among them) carry a note above the armor. Only
+// the first 32 KiB are searched, as far as gpg's first buffer reaches.
+func armoredAfterText(src *iobuf.Buffered, head []byte) bool {
+	if head[0]&0x80 != 0 {
+		return false
+	}
+	buf, _ := src.Peek(32 << 10)
+	return bytes.Contains(buf, []byte("\n-----BEGIN PGP "))
+}
+
 func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
 	src, ok := in.(*iobuf.Buffered)
 	if !ok {
@@ -498,7 +512,7 @@ func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
 		}
 		return nil, err
 	}
-	if !armor.IsArmored(head) {
+	if !armor.IsArmored(head) && !armoredAfterText(src, head) {
 		return src, nil
 	}
 	ar, err := armor.NewReader(src)

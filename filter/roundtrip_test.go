@@ -88,3 +88,23 @@ func TestMDCTampering(t *testing.T) {
 		t.Errorf("wrong passphrase: no error")
 	}
 }
+
+// TestArmorAfterText decrypts an armored message with a note above the
+// armor, as gpg does (GnuPG's old test messages have one), and still
+// refuses text with no armor in it.
+func TestArmorAfterText(t *testing.T) {
+	pt := seqPayload(1000)
+	var ct bytes.Buffer
+	opt := EncryptOptions{Passphrase: []byte("pw"), S2KCount: 1024, Armor: true, Cipher: packet.CipherAES256, Compress: packet.CompressNone}
+	if _, err := Encrypt(bytes.NewReader(pt), &ct, opt); err != nil {
+		t.Fatal(err)
+	}
+	msg := append([]byte("This is an encrypted version of plain-1\nfor the test key.\n\n"), ct.Bytes()...)
+	var out bytes.Buffer
+	if _, err := Decrypt(bytes.NewReader(msg), &out, DecryptOptions{Keys: secretKeys{pass: []byte("pw")}}); err != nil || !bytes.Equal(out.Bytes(), pt) {
+		t.Fatalf("armor after text: %v", err)
+	}
+	if _, err := Decrypt(bytes.NewReader([]byte("just text\n-----BEGIN nothing\n")), io.Discard, DecryptOptions{Keys: secretKeys{pass: []byte("pw")}}); err == nil {
+		t.Fatal("text without armor decrypted")
+	}
+}
