@@ -16,7 +16,7 @@ import (
 func cmdEncrypt(st *state, o *options) error {
 	// -z, the algorithms and the recipients' presence were checked with
 	// every other option (options.check): one meaning for every command.
-	opt := filter.EncryptOptions{Armor: o.armor, Cipher: o.cipher, Compress: o.compress}
+	opt := filter.EncryptOptions{Armor: o.armor, Cipher: o.cipher, Compress: o.compress, S2KCount: o.s2kCount}
 	if o.level > 0 {
 		opt.Level = o.level
 	}

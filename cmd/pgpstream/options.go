@@ -97,6 +97,7 @@ type options struct {
 	aead                                           packet.AEADAlgo
 	aeadSet, chunkSet                              bool
 	chunkSize                                      int
+	s2kCount                                       int // --s2k-count; 0: the default
 	threads                                        int
 	personalCipher, personalDigest                 []string
 	personalCompress                               []string
@@ -325,6 +326,7 @@ var baseOptions = []optDef{
 	{long: "rfc4880bis", cat: catEncrypt, usage: "with --force-aead: always the LibrePGP AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", set: setBool(func(o *options) *bool { return &o.rfc4880bis })},
 	{long: "aead-algo", arg: "NAME", cat: catEncrypt, usage: "AEAD mode to write: OCB (default), EAX, or GCM (GCM for SEIPD v2 only)", set: setString(func(o *options) *string { return &o.aeadName })},
 	{long: "chunk-size", arg: "N", cat: catEncrypt, usage: "AEAD chunk size as gpg's exponent N, 2^N bytes: 6 (64 B) to 22 (4 MiB, the default)", set: setInt("chunk-size", func(o *options) *int { return &o.chunkSize })},
+	{long: "s2k-count", arg: "N", cat: catEncrypt, usage: "bytes the passphrase S2K of -c hashes: 1024 to 65011712 (the default), rounded up to a count the format can say, as gpg does", set: setInt("s2k-count", func(o *options) *int { return &o.s2kCount })},
 	{long: "threads", arg: "N", cat: catEncrypt, usage: "AEAD chunks encrypted or decrypted at once (default: one per CPU)", set: setInt("threads", func(o *options) *int { return &o.threads })},
 
 	// Keys and passphrases.
@@ -1002,6 +1004,11 @@ func (o *options) check() (err error) {
 		return usagef("--aead-algo: %v", err)
 	}
 	o.aeadSet, o.chunkSet = o.given("aead-algo"), o.given("chunk-size")
+	// gpg takes any --s2k-count and clamps it to what the one-octet
+	// count can say.
+	if o.s2kCount != 0 {
+		o.s2kCount = min(max(o.s2kCount, 1024), 65011712)
+	}
 	if o.chunkSize < 6 || o.chunkSize > 22 {
 		return usageError{msg: fmt.Sprintf("--chunk-size %d: must be 6 (64 bytes) to 22 (4 MiB)", o.chunkSize), hints: []string{"the size is gpg's exponent: --chunk-size N means 2^N-byte chunks"}}
 	}
