@@ -317,6 +317,7 @@ var baseOptions = []optDef{
 	{long: "personal-compress-prefs", alias: "personal-compress-preferences", arg: "LIST", hidden: true},
 	{long: "local-user", short: 'u', arg: "KEY", cat: catEncrypt, usage: "sign with KEY (default: --default-key, else the first secret key that can sign)", set: addString(func(o *options) *[]string { return &o.localUsers })},
 	{long: "sign-with", alias: "local-user", arg: "KEY", hidden: true},
+	{long: "user", alias: "local-user", arg: "KEY", hidden: true},
 	{long: "default-key", arg: "KEY", cat: catEncrypt, usage: "sign with KEY when no -u is given", set: setString(func(o *options) *string { return &o.defaultKey })},
 	{long: "allow-weak-digest-algos", cat: catEncrypt, usage: "check SHA-1 data signatures made after 2013-02-01, which are otherwise refused, and allow --digest-algo SHA1", set: setBool(func(o *options) *bool { return &o.allowWeakDigests })},
 	{long: "legacy-literal-hash", cat: catEncrypt, usage: "check a signature that follows the data with no one-pass packet (old GnuPG); hashes every message with SHA1 and RIPEMD160", set: setBool(func(o *options) *bool { return &o.legacyLiteralHash })},
