@@ -195,6 +195,9 @@ func dispatch(st *state, o *options) error {
 	if fn := networkCommands[o.cmd]; fn != nil {
 		return fn(st, o)
 	}
+	if o.multifile {
+		return multifile(st, o)
+	}
 	switch o.cmd {
 	case "":
 		return usageError{msg: "no command given", hints: []string{"use --encrypt, --symmetric, --decrypt, --import or --list-keys; see pgpstream --help"}}

@@ -143,6 +143,7 @@ type options struct {
 	statusFd, loggerFd      int
 	statusFile, loggerFile  string
 	specialFilenames        bool
+	multifile               bool
 	disableHWF              []string
 	profiles                map[string]string // profiling flag -> FILE
 	notes                   []string          // warnings found while reading, shown once the prefix is known
@@ -219,6 +220,16 @@ func oneOf(name string, f func(*options) *string, values ...string) func(*option
 	}
 }
 
+// filesCommand is gpg's --encrypt-files and the like: the command with
+// --multifile.
+func filesCommand(name string) func(*options, string) error {
+	return func(o *options, _ string) error {
+		o.commands = append(o.commands, name)
+		o.multifile = true
+		return nil
+	}
+}
+
 func command(name string) func(*options, string) error {
 	return func(o *options, _ string) error {
 		o.commands = append(o.commands, name)
@@ -281,6 +292,9 @@ var baseOptions = []optDef{
 	{long: "export-ownertrust", kind: kCommand, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
 	{long: "quick-set-ownertrust", kind: kCommand, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
 	{long: "dump-option-table", kind: kCommand, cat: catCommand, usage: "print the option table as gpgconf reads it"},
+	{long: "encrypt-files", kind: kCommand, cat: catCommand, usage: "--encrypt --multifile", set: filesCommand("encrypt")},
+	{long: "decrypt-files", kind: kCommand, cat: catCommand, usage: "--decrypt --multifile", set: filesCommand("decrypt")},
+	{long: "verify-files", kind: kCommand, cat: catCommand, usage: "--verify --multifile", set: filesCommand("verify")},
 	{long: "gpgconf-list", kind: kCommand, cat: catCommand, usage: "print the defaults gpgconf --list-options gpg reads"},
 	{long: "help", short: 'h', kind: kCommand, cat: catCommand, usage: "show this help"},
 
@@ -380,6 +394,7 @@ var baseOptions = []optDef{
 	{long: "logger-fd", arg: "N", cat: catIO, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
 	{long: "logger-file", arg: "FILE", cat: catIO, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
 	{long: "log-file", alias: "logger-file", arg: "FILE", hidden: true},
+	{long: "multifile", cat: catIO, usage: "with --encrypt, --decrypt or --verify: each FILE (or each line of standard input when none is given) is a message of its own; --encrypt writes FILE.gpg (.asc with --armor), --decrypt writes FILE without its .gpg, .pgp, .asc or .sig", set: setBool(func(o *options) *bool { return &o.multifile })},
 	{long: "enable-special-filenames", cat: catIO, usage: "a file argument -&N means file descriptor N", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
 
 	// Diagnostics.

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+)
+
+// multifile is gpg's --multifile: --encrypt, --decrypt and --verify take
+// each file argument as a message of its own, or, with no argument, each
+// line of standard input as a file name. Encryption writes FILE.gpg (or
+// FILE.asc), decryption FILE without its suffix, and verification nothing.
+// As in gpg, a file that fails is reported and the others are still done;
+// the exit status says that one failed.
+func multifile(st *state, o *options) error {
+	run := map[string]func(*state, *options) error{"encrypt": cmdEncrypt, "decrypt": cmdDecrypt, "verify": cmdVerify}[o.cmd]
+	if run == nil || (o.cmd == "encrypt" && (o.symmetric || o.signing())) {
+		return usagef("--multifile works with --encrypt, --decrypt and --verify only")
+	}
+	if o.output != "" {
+		return usagef("--output cannot name the outputs of --multifile: each file has its own")
+	}
+	files := o.args
+	if len(files) == 0 {
+		sc := bufio.NewScanner(st.stdin)
+		for sc.Scan() {
+			if name := strings.TrimRight(sc.Text(), "\r"); name != "" {
+				files = append(files, name)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("reading file names from standard input: %w", err)
+		}
+	}
+	failed := 0
+	for _, name := range files {
+		one := *o
+		one.args = []string{name}
+		one.multifile = false
+		err := error(nil)
+		if o.cmd == "decrypt" {
+			one.output, err = decryptedName(name)
+		}
+		if err == nil {
+			err = run(st, &one)
+		}
+		if err != nil {
+			st.errorf("%s: %v", name, err)
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files failed", failed, len(files))
+	}
+	return nil
+}
+
+// decryptedName is where --multifile --decrypt writes FILE: FILE without
+// the suffix gpg strips. gpg asks for a name when there is none to strip;
+// pgpstream asks nothing and refuses the file.
+func decryptedName(name string) (string, error) {
+	for _, suf := range []string{".gpg", ".pgp", ".asc", ".sig"} {
+		if len(name) > len(suf) && strings.HasSuffix(strings.ToLower(name), suf) {
+			return name[:len(name)-len(suf)], nil
+		}
+	}
+	return "", fmt.Errorf("no output name: the file name does not end in .gpg, .pgp, .asc or .sig")
+}
