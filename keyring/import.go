@@ -203,12 +203,14 @@ func noIdentity(err error) bool {
 
 // hasSelfSignedUserID reports whether a user ID of k has a valid
 // self-signature (revoked or not), which gpg requires of a new v4 key.
-// A v6 key may stand without one (RFC 9580 section 10.1.1).
+// A v6 key may stand without one (RFC 9580 section 10.1.1). The
+// signatures pgpstream's policy sets aside (SHA-1 after its cut-off) still
+// count here: the key is kept, and --allow-weak-key-signatures shows it.
 func hasSelfSignedUserID(k *Key) bool {
-	if k.ent.PrimaryKey.Version != 4 {
+	if k.whole.PrimaryKey.Version != 4 {
 		return true
 	}
-	for _, id := range k.ent.Identities {
+	for _, id := range k.whole.Identities {
 		if _, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil {
 			return true
 		}
