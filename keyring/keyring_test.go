@@ -710,3 +710,38 @@ func TestImportNoUserID(t *testing.T) {
 		t.Errorf("notes: %q", st.Notes)
 	}
 }
+
+// TestNoKeyFlags encrypts to a certificate whose signatures carry no key
+// flags, as GnuPG made them before 2.0: as in gpg, each key may then do
+// what its algorithm can, so the encryption subkey is used.
+func TestNoKeyFlags(t *testing.T) {
+	e, err := v2.NewEntity("Old", "", "old@example.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range e.Identities {
+		for _, s := range id.SelfCertifications {
+			s.Packet.FlagsValid = false
+		}
+	}
+	for _, sk := range e.Subkeys {
+		for _, s := range sk.Bindings {
+			s.Packet.FlagsValid = false
+		}
+	}
+	var sec bytes.Buffer
+	if err := e.SerializePrivate(&sec, nil); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(sec.Bytes(), []byte{2, 27, 3}) || bytes.Contains(sec.Bytes(), []byte{2, 27, 12}) {
+		t.Fatal("a key flags subpacket is still there")
+	}
+	r := openRing(t)
+	if _, err := r.Import(bytes.NewReader(sec.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := r.Recipients("old@example.test")
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("Recipients: %v %v", rs, err)
+	}
+}

@@ -94,9 +94,12 @@ type Key struct {
 // config is the policy for reading keys. Keys are only read here, never
 // used to sign, so go-crypto's defaults apply except that DSA and ElGamal
 // are accepted: GnuPG made such keys for two decades and refusing them
-// would make old certificates unusable for no gain in this code.
+// would make old certificates unusable for no gain in this code. For the
+// same reason a key whose binding signature has no key flags (GnuPG wrote
+// none before 2.0) may do what its algorithm can, as gpg decides.
 var config = &packet.Config{
-	RejectPublicKeyAlgorithms: map[packet.PublicKeyAlgorithm]bool{},
+	RejectPublicKeyAlgorithms:           map[packet.PublicKeyAlgorithm]bool{},
+	InsecureAllowAllKeyFlagsWhenMissing: true,
 }
 
 // Open loads the ring in home with the default policy; see OpenWith.
