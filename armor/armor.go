@@ -394,7 +394,7 @@ func (a *Reader) footer(t []byte) error {
 func (a *Reader) endOfBlock(t []byte) error {
 	t = bytes.TrimLeft(t, " \t")
 	switch {
-	case string(t) == a.endLine:
+	case string(t) == a.endLine, sloppyEnd(t, a.endLine):
 		a.stage = armorStageDone
 		return nil
 	case bytes.HasPrefix(t, []byte("-----END ")):
@@ -403,6 +403,14 @@ func (a *Reader) endOfBlock(t []byte) error {
 		return a.errorf(ErrCorrupt, a.line, "found %s before %q", armorQuote(t), a.endLine)
 	}
 	return a.errorf(ErrCorrupt, a.line, "found %s in the base64 body", armorQuote(t))
+}
+
+// sloppyEnd reports whether t is the END line end with another count of
+// trailing dashes, which gpg accepts (GnuPG's own tests have an
+// "-----END PGP MESSAGE----"): the line only delimits what was decoded.
+func sloppyEnd(t []byte, end string) bool {
+	label := strings.TrimRight(end, "-")
+	return len(t) > len(label) && string(t[:len(label)]) == label && len(bytes.Trim(t[len(label):], "-")) == 0
 }
 
 // gather reads body lines until the text buffer holds at least want

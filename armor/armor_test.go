@@ -138,6 +138,10 @@ func TestArmorGPGSample(t *testing.T) {
 		{"no checksum", strings.Replace(gpgSample, "=mnAT\n", "", 1)},
 		{"no blank line after headers", strings.Replace(gpgSample, "-----\n\n", "-----\nComment: x\n", 1)},
 		{"blank line before END", strings.Replace(gpgSample, "=mnAT\n", "=mnAT\n\n", 1)},
+		// gpg accepts an END line with the wrong count of dashes; GnuPG's
+		// tests have one.
+		{"four dashes after END", strings.Replace(gpgSample, "END PGP MESSAGE-----", "END PGP MESSAGE----", 1)},
+		{"six dashes after END", strings.Replace(gpgSample, "END PGP MESSAGE-----", "END PGP MESSAGE------", 1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := NewReader(strings.NewReader(tc.in))
