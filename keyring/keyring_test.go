@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -743,5 +744,33 @@ func TestNoKeyFlags(t *testing.T) {
 	rs, err := r.Recipients("old@example.test")
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("Recipients: %v %v", rs, err)
+	}
+}
+
+// TestRSA1024 signs with and encrypts to a 1024-bit RSA key, as gpg 2.2
+// does (GnuPG's test keys are such keys); go-crypto alone refuses keys
+// under 2047 bits.
+func TestRSA1024(t *testing.T) {
+	e, err := v2.NewEntity("Small", "", "small@example.test", &packet.Config{Algorithm: packet.PubKeyAlgoRSA, RSABits: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec bytes.Buffer
+	if err := e.SerializePrivate(&sec, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := openRing(t)
+	if _, err := r.Import(bytes.NewReader(sec.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	k, err := r.Lookup("small@example.test", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.SigningKey(time.Now(), nil); err != nil {
+		t.Errorf("SigningKey: %v", err)
+	}
+	if _, err := r.Recipients("small@example.test"); err != nil {
+		t.Errorf("Recipients: %v", err)
 	}
 }

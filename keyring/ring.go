@@ -96,11 +96,18 @@ type Key struct {
 // are accepted: GnuPG made such keys for two decades and refusing them
 // would make old certificates unusable for no gain in this code. For the
 // same reason a key whose binding signature has no key flags (GnuPG wrote
-// none before 2.0) may do what its algorithm can, as gpg decides.
+// none before 2.0) may do what its algorithm can, as gpg decides. RSA keys
+// of 1024 bits and more are used, as gpg 2.2 uses them (go-crypto's own
+// floor is 2047).
 var config = &packet.Config{
 	RejectPublicKeyAlgorithms:           map[packet.PublicKeyAlgorithm]bool{},
 	InsecureAllowAllKeyFlagsWhenMissing: true,
+	MinRSABits:                          minRSABits,
 }
+
+// minRSABits is the smallest RSA key pgpstream signs, verifies and
+// encrypts with.
+const minRSABits = 1024
 
 // Open loads the ring in home with the default policy; see OpenWith.
 func Open(home string) (*Ring, error) { return OpenWith(home, Options{}) }

@@ -24,9 +24,10 @@ import (
 // keyConfig is the policy for picking and checking signing keys: as in
 // the keyring, old algorithms are not refused outright, and a key whose
 // self-signature has no key flags (as GnuPG wrote them before 2.0) may do
-// what its algorithm can, as gpg decides.
+// what its algorithm can, as gpg decides; RSA keys from 1024 bits are used,
+// as in the keyring.
 var keyConfig = &gcpacket.Config{RejectPublicKeyAlgorithms: map[gcpacket.PublicKeyAlgorithm]bool{},
-	InsecureAllowAllKeyFlagsWhenMissing: true}
+	InsecureAllowAllKeyFlagsWhenMissing: true, MinRSABits: 1024}
 
 // signersFor unlocks the keys named by --local-user (or the first secret
 // key in the ring) for signing with --digest-algo.
