@@ -19,14 +19,24 @@ import (
 // gpg names libgcrypt.
 const gnupgVersion = "2.2.40"
 
-// Algorithm names and ids as gpg's --version and --list-config show them:
-// what pgpstream reads (it writes a subset; see --help).
+// Algorithm names and ids as gpg's --version shows them: what pgpstream
+// reads.
 var (
 	cfgPubkey   = []algoName{{1, "RSA"}, {16, "ELG"}, {17, "DSA"}, {18, "ECDH"}, {19, "ECDSA"}, {22, "EDDSA"}}
 	cfgCipher   = []algoName{{2, "3DES"}, {3, "CAST5"}, {4, "BLOWFISH"}, {7, "AES"}, {8, "AES192"}, {9, "AES256"}, {10, "TWOFISH"}}
 	cfgDigest   = []algoName{{2, "SHA1"}, {3, "RIPEMD160"}, {8, "SHA256"}, {9, "SHA384"}, {10, "SHA512"}, {11, "SHA224"}}
 	cfgCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}, {3, "BZIP2"}}
 	cfgCurves   = []string{"cv25519", "ed25519", "nistp256", "nistp384", "nistp521", "brainpoolP256r1", "brainpoolP384r1", "brainpoolP512r1", "ed448", "cv448"}
+)
+
+// The subsets --list-config shows: what --cipher-algo, --digest-algo and
+// --compress-algo accept. A client reads these lines to choose what to
+// ask for (GnuPG's tests encrypt, sign and compress with each one), so
+// they name only what pgpstream writes; in gpg the two lists are one.
+var (
+	cfgWriteCipher   = []algoName{{7, "AES"}, {8, "AES192"}, {9, "AES256"}}
+	cfgWriteDigest   = []algoName{{2, "SHA1"}, {8, "SHA256"}, {9, "SHA384"}, {10, "SHA512"}, {11, "SHA224"}}
+	cfgWriteCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}}
 )
 
 type algoName struct {
@@ -72,12 +82,12 @@ func listConfig(st *state, o *options) error {
 		{"version", gnupgVersion},
 		{"pubkey", ids(cfgPubkey)},
 		{"pubkeyname", names(cfgPubkey, ";")},
-		{"cipher", ids(cfgCipher)},
-		{"ciphername", names(cfgCipher, ";")},
-		{"digest", ids(cfgDigest)},
-		{"digestname", names(cfgDigest, ";")},
-		{"compress", ids(cfgCompress)},
-		{"compressname", names(cfgCompress, ";")},
+		{"cipher", ids(cfgWriteCipher)},
+		{"ciphername", names(cfgWriteCipher, ";")},
+		{"digest", ids(cfgWriteDigest)},
+		{"digestname", names(cfgWriteDigest, ";")},
+		{"compress", ids(cfgWriteCompress)},
+		{"compressname", names(cfgWriteCompress, ";")},
 		{"curve", strings.Join(cfgCurves, ";")},
 	}
 	want := map[string]bool{}
