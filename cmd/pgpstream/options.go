@@ -122,6 +122,7 @@ type options struct {
 	noOptions     bool
 	keyrings      []string // --keyring FILE
 	noDefaultRing bool
+	noKeyring     bool // --no-keyring: --no-default-keyring, and every --keyring dropped
 	weakNames     []string
 	weakDigests   map[packet.HashAlgo]bool // --weak-digest: signatures over these are refused
 	homeNoted     bool                     // the GnuPG-home note was given
@@ -355,6 +356,10 @@ var baseOptions = []optDef{
 	{long: "with-colons", cat: catKeys, usage: "list keys and configuration in gpg's machine-readable format", set: setBool(func(o *options) *bool { return &o.withColons })},
 	{long: "key-version", arg: "N", cat: catKeys, usage: "--quick-gen-key makes a version 4 (default) or an RFC 9580 version 6 key", set: setInt("key-version", func(o *options) *int { return &o.keyVersion })},
 	{long: "keyring", arg: "FILE", cat: catKeys, usage: "also use the certificates in FILE (OpenPGP, binary or armored; read, never written)", set: addString(func(o *options) *[]string { return &o.keyrings })},
+	{long: "no-keyring", cat: catKeys, usage: "use no keys at all, neither the home's nor --keyring's (recipients then come from -f and -F)", set: func(o *options, _ string) error {
+		o.noDefaultRing, o.noKeyring = true, true
+		return nil
+	}},
 	{long: "no-default-keyring", cat: catKeys, usage: "leave the home's keys out: only --keyring's are used", set: setBool(func(o *options) *bool { return &o.noDefaultRing })},
 	{long: "weak-digest", arg: "NAME", cat: catKeys, usage: "refuse signatures made with hash NAME (repeatable)", set: addString(func(o *options) *[]string { return &o.weakNames })},
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
@@ -1070,6 +1075,9 @@ func (o *options) check() (err error) {
 
 	// Keyrings are read, never written (see openRing); gpg 2.2 keeps
 	// secret keys in its agent, so --secret-keyring names nothing.
+	if o.noKeyring {
+		o.keyrings = nil
+	}
 	if len(o.keyrings) > 0 || o.noDefaultRing {
 		name := "--keyring"
 		if len(o.keyrings) == 0 {
