@@ -190,7 +190,11 @@ func cmdSign(st *state, o *options, detached bool) error {
 	}
 	sigCreated(st, signers, status, kind)
 	opt.Signers = signers
-	in, inName, closeIn, err := openInput(st, o)
+	open := openInput
+	if detached && len(o.args) > 1 {
+		open = openConcatenated
+	}
+	in, inName, closeIn, err := open(st, o)
 	if err != nil {
 		return err
 	}
@@ -224,6 +228,38 @@ func cmdSign(st *state, o *options, detached bool) error {
 		return err
 	}
 	return out.commit()
+}
+
+// openConcatenated is the input of a detached signature over several
+// files, as gpg makes one: the files one after another, read in order.
+// The output is named after the first. (gpg --verify SIG - checks it with
+// the files concatenated on standard input.)
+func openConcatenated(st *state, o *options) (io.Reader, string, func(), error) {
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	var rs []io.Reader
+	for _, name := range o.args {
+		if name == "-" {
+			closeAll()
+			return nil, "", nil, usagef("a detached signature over several files reads no standard input")
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			closeAll()
+			return nil, "", nil, err
+		}
+		files = append(files, f)
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			closeAll()
+			return nil, "", nil, fmt.Errorf("input %s is a directory", name)
+		}
+		rs = append(rs, f)
+	}
+	return io.MultiReader(rs...), o.args[0], closeAll, nil
 }
 
 // ringSigners finds signature keys in the ring and remembers whose they
