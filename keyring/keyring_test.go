@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -772,5 +773,25 @@ func TestRSA1024(t *testing.T) {
 	}
 	if _, err := r.Recipients("small@example.test"); err != nil {
 		t.Errorf("Recipients: %v", err)
+	}
+}
+
+// TestForcedShortID: gpg's KEY! takes a short key ID too (GnuPG's
+// use-exact-key.scm signs with -u F5F77B83!); it picks among the keys of
+// the certificate already found.
+func TestForcedShortID(t *testing.T) {
+	e, err := v2.NewEntity("F", "", "f@example.test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := e.Subkeys[0].PublicKey
+	for _, spec := range []string{fmt.Sprintf("%08X!", uint32(sub.KeyId)), fmt.Sprintf("%016X!", sub.KeyId), fmt.Sprintf("%X!", sub.Fingerprint)} {
+		id, ok := ForcedKey(spec)
+		if !ok || !matchesID(sub, id) || matchesID(e.PrimaryKey, id) {
+			t.Errorf("ForcedKey(%q) = %x, %v", spec, id, ok)
+		}
+	}
+	if _, ok := ForcedKey(fmt.Sprintf("%08X", uint32(sub.KeyId))); ok {
+		t.Error("a key ID without ! forced a key")
 	}
 }

@@ -14,11 +14,14 @@ import (
 // secret part of none of its signing (sub)keys.
 var ErrNoSigningSecret = errors.New("the secret part of no signing key is in the ring")
 
-// ForcedKey parses gpg's "KEY!" syntax: a fingerprint or long key ID
-// followed by "!", which names one (sub)key to use, not the certificate.
+// ForcedKey parses gpg's "KEY!" syntax: a fingerprint, long or short key
+// ID followed by "!", which names one (sub)key to use, not the
+// certificate. The certificate is found first (a short ID that names
+// several is refused as ambiguous there), so a short ID only chooses
+// among that certificate's own keys, as in gpg.
 func ForcedKey(spec string) (id []byte, ok bool) {
 	b, bang, ok := parseHexID(spec)
-	if !ok || !bang || len(b) == 4 {
+	if !ok || !bang {
 		return nil, false
 	}
 	return b, true
@@ -26,6 +29,8 @@ func ForcedKey(spec string) (id []byte, ok bool) {
 
 func matchesID(pk *packet.PublicKey, id []byte) bool {
 	switch len(id) {
+	case 4:
+		return uint32(pk.KeyId) == uint32(beUint64(id))
 	case 8:
 		return pk.KeyId == beUint64(id)
 	default:
