@@ -1,0 +1,139 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+)
+
+// More GnuPG error codes: GET_PASSPHRASE --no-ask with nothing cached
+// answers GPG_ERR_NO_DATA; a pinentry the user closed, GPG_ERR_CANCELED.
+const codeNoData = 58
+
+// ErrNotCached: GET_PASSPHRASE --no-ask found nothing in the cache.
+var ErrNotCached = errors.New("gpg-agent has no passphrase cached under this id")
+
+// ErrCanceled: the user closed the pinentry (or the agent may not show one).
+var ErrCanceled = errors.New("the passphrase entry was canceled")
+
+// DialRunning connects to the home's agent only if one is running: it
+// starts none (gpg's --no-autostart). A missing socket is os.ErrNotExist.
+func DialRunning(home string) (*Conn, error) {
+	path := SocketPath(home)
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("gpg-agent at %s: %w", path, err)
+	}
+	conn := &Conn{c: c, r: bufio.NewReaderSize(c, 4*maxLine)}
+	if _, err := conn.readResponse(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("gpg-agent at %s: greeting: %w", path, err)
+	}
+	return conn, nil
+}
+
+// PassphraseRequest is one GET_PASSPHRASE (the agent protocol's "ask for
+// a passphrase", doc/gpg-agent.texi): the agent answers from its cache
+// under CacheID, or shows its pinentry and caches what the user typed.
+type PassphraseRequest struct {
+	// CacheID names the passphrase in the cache. gpg uses a key's
+	// keygrip for a secret key and "S" with the hex of the S2K salt for
+	// a symmetric passphrase; "" bypasses the cache.
+	CacheID string
+	Error   string // shown above the entry, e.g. after a wrong try
+	Prompt  string // the entry's label ("" for the agent's default)
+	Desc    string // what the passphrase is for
+	// Repeat asks the pinentry to have it typed that many more times
+	// (1 for a new passphrase).
+	Repeat int
+	// NoAsk answers from the cache only: ErrNotCached when it has none.
+	NoAsk bool
+}
+
+// GetPassphrase asks the agent for a passphrase. The answer comes in D
+// lines (--data), so the passphrase never sits on a status line.
+func (c *Conn) GetPassphrase(r PassphraseRequest) ([]byte, error) {
+	cmd := "GET_PASSPHRASE --data"
+	if r.NoAsk {
+		cmd += " --no-ask"
+	}
+	if r.Repeat > 0 {
+		cmd += fmt.Sprintf(" --repeat=%d", r.Repeat)
+	}
+	cmd += " " + orX(cacheArg(r.CacheID))
+	// gpg-agent 2.2 wants all three texts even with --no-ask.
+	cmd += " " + orX(escapeArg(r.Error)) + " " + orX(escapeArg(r.Prompt)) + " " + orX(escapeArg(r.Desc))
+	pass, err := c.Transact(cmd)
+	if e := (*Error)(nil); errors.As(err, &e) {
+		switch e.Code & 0xffff {
+		case codeNoData:
+			return nil, ErrNotCached
+		case codeCanceled:
+			return nil, ErrCanceled
+		}
+	}
+	return pass, err
+}
+
+// ForgetPassphrase removes what the cache holds under cacheID
+// (CLEAR_PASSPHRASE), as gpg does after a cached passphrase was wrong.
+func (c *Conn) ForgetPassphrase(cacheID string) error {
+	if cacheID == "" {
+		return nil
+	}
+	_, err := c.Transact("CLEAR_PASSPHRASE " + cacheArg(cacheID))
+	return err
+}
+
+// SymmetricCacheID is gpg's cache id for a message's passphrase: "S" and
+// the hex of its S2K salt, so every message made with that S2K shares it.
+func SymmetricCacheID(salt []byte) string {
+	if len(salt) == 0 {
+		return ""
+	}
+	return "S" + strings.ToUpper(hex.EncodeToString(salt))
+}
+
+// SessionEnv tells the agent where its pinentry should appear, as gpg
+// does before it asks: the terminal (GPG_TTY, else the one given), its
+// type and the X display. Options the agent does not know are ignored.
+func (c *Conn) SessionEnv(tty string) {
+	if v := os.Getenv("GPG_TTY"); v != "" {
+		tty = v
+	}
+	for _, kv := range [][2]string{
+		{"ttyname", tty}, {"ttytype", os.Getenv("TERM")}, {"display", os.Getenv("DISPLAY")},
+		{"lc-ctype", firstEnv("LC_ALL", "LC_CTYPE", "LANG")}, {"lc-messages", firstEnv("LC_ALL", "LC_MESSAGES", "LANG")},
+	} {
+		if kv[1] != "" && !strings.ContainsAny(kv[1], "\r\n") {
+			c.Transact("OPTION " + kv[0] + "=" + kv[1])
+		}
+	}
+}
+
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// cacheArg escapes a cache id as the command line needs it (a keygrip
+// or S-id needs nothing).
+func cacheArg(id string) string { return escapeArg(id) }
+
+func orX(s string) string {
+	if s == "" {
+		return "X"
+	}
+	return s
+}
