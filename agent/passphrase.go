@@ -55,6 +55,11 @@ type PassphraseRequest struct {
 	Repeat int
 	// NoAsk answers from the cache only: ErrNotCached when it has none.
 	NoAsk bool
+	// Loopback, when set, answers in the pinentry's place (the agent's
+	// loopback mode, INQUIRE PASSPHRASE): what it returns is cached as
+	// the pinentry's answer would be. Without it the agent shows its
+	// pinentry.
+	Loopback func() ([]byte, error)
 }
 
 // GetPassphrase asks the agent for a passphrase. The answer comes in D
@@ -70,6 +75,26 @@ func (c *Conn) GetPassphrase(r PassphraseRequest) ([]byte, error) {
 	cmd += " " + orX(cacheArg(r.CacheID))
 	// gpg-agent 2.2 wants all three texts even with --no-ask.
 	cmd += " " + orX(escapeArg(r.Error)) + " " + orX(escapeArg(r.Prompt)) + " " + orX(escapeArg(r.Desc))
+	if !r.NoAsk {
+		mode := "ask"
+		if r.Loopback != nil {
+			mode = "loopback"
+		}
+		if _, err := c.Transact("OPTION pinentry-mode=" + mode); err != nil {
+			return nil, err
+		}
+	}
+	prev := c.Inquire
+	defer func() { c.Inquire = prev }()
+	c.Inquire = func(kw, args string) ([]byte, error) {
+		if kw == "PASSPHRASE" && r.Loopback != nil {
+			return r.Loopback()
+		}
+		if prev != nil {
+			return prev(kw, args)
+		}
+		return nil, fmt.Errorf("no answer to the agent's inquiry %s", kw)
+	}
 	pass, err := c.Transact(cmd)
 	if e := (*Error)(nil); errors.As(err, &e) {
 		switch e.Code & 0xffff {

@@ -73,6 +73,20 @@ func TestGetPassphrase(t *testing.T) {
 		t.Fatalf("repeat asked %q", asked)
 	}
 
+	// Loopback: the caller answers in the pinentry's place, and the
+	// agent caches the answer as it would the pinentry's.
+	calls := 0
+	loop := func() ([]byte, error) { calls++; return []byte("looped"), nil }
+	if got, err = c.GetPassphrase(PassphraseRequest{CacheID: "S3333333333333333", Desc: "loop", Loopback: loop}); err != nil || string(got) != "looped" || calls != 1 {
+		t.Fatalf("loopback: %q %v (%d calls)", got, err, calls)
+	}
+	if got, err = c.GetPassphrase(PassphraseRequest{CacheID: "S3333333333333333", NoAsk: true}); err != nil || string(got) != "looped" {
+		t.Fatalf("loopback answer not cached: %q %v", got, err)
+	}
+	if asked := pin.Asked(); len(asked) != 0 {
+		t.Fatalf("the pinentry was shown in loopback mode: %q", asked)
+	}
+
 	// A canceled pinentry is ErrCanceled.
 	pin.Set("")
 	if _, err = c.GetPassphrase(PassphraseRequest{CacheID: "S2222222222222222", Desc: "cancel me"}); !errors.Is(err, ErrCanceled) {

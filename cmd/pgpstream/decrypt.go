@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -31,7 +35,11 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if err != nil {
 		return err
 	}
-	var keys filter.Keys = &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
+	if o.listOnly {
+		return listOnly(st, o, in, ring, status, ds)
+	}
+	rk := &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
+	var keys filter.Keys = rk
 	if status != nil {
 		ds.keys = &statusKeys{Keys: keys, s: status, ring: ring, given: o.passphraseSet || o.passphraseFile != ""}
 		keys = ds.keys
@@ -50,8 +58,11 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		Signers:           signers,
 		LegacyLiteralHash: o.legacyLiteralHash,
 		AllowWeakDigests:  o.allowWeakDigests,
-		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out},
+		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk},
 	})
+	if errors.Is(err, filter.ErrBadPassphrase) {
+		rk.pass.forgetSymmetric() // gpg clears a cached passphrase that failed
+	}
 	if err != nil {
 		released := out.released()
 		out.abort()
@@ -79,10 +90,16 @@ type decryptEvents struct {
 	status *decryptStatus
 	sigs   *sigReporter
 	out    *output
+	keys   *ringKeys
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
-func (e *decryptEvents) SKESK(p *packet.SKESK) { e.status.skeskRead(p) }
+func (e *decryptEvents) SKESK(s *packet.SKESK) {
+	e.status.skeskRead(s)
+	if e.keys != nil && e.keys.skesk == nil {
+		e.keys.skesk = s // gpg asks with the first one's S2K
+	}
+}
 func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
 	e.st.infof("session key from %s; %v, %s", s.From(), s.Cipher, s.Mode())
 	e.status.sessionKey(s)
@@ -126,3 +143,169 @@ func hintsFor(err error) []string {
 	}
 	return nil
 }
+
+// errListOnly stops a --list-only decryption at the encrypted data.
+var errListOnly = errors.New("--list-only: nothing is decrypted")
+
+// listOnly is --decrypt --list-only: it reads the message up to its
+// encrypted data and says, as gpg does, whom it is encrypted to and with
+// how many passphrases, without asking for a passphrase or decrypting.
+// Status: ENC_TO for each PKESK as it is read, then KEY_CONSIDERED for
+// a recipient key the ring has and NO_SECKEY for one whose secret part
+// it lacks, between BEGIN_DECRYPTION and END_DECRYPTION.
+func listOnly(st *state, o *options, in io.Reader, ring *keyring.Ring, status *statusWriter, ds *decryptStatus) error {
+	ev := &listOnlyEvents{st: st, status: status}
+	_, err := filter.Decrypt(in, io.Discard, filter.DecryptOptions{
+		Keys:             listOnlyKeys{},
+		AllowUnprotected: true, // nothing is released: the data is never opened
+		Events:           ev,
+	})
+	if len(ev.pkesks)+ev.skesks == 0 {
+		// Not encrypted (signed or literal data was read and dropped),
+		// or not OpenPGP: the error is the usual one.
+		if err == nil {
+			return nil
+		}
+		return err
+	}
+	if err != nil && !errors.Is(err, errListOnly) && !errors.Is(err, filter.ErrNoSecretKey) {
+		return err
+	}
+	ds.s = nil // the lines below are the whole report
+	if !st.quiet {
+		switch {
+		case ev.skesks == 1:
+			fmt.Fprintf(st.stderr, "%s: encrypted with 1 passphrase\n", st.prog)
+		case ev.skesks > 1:
+			fmt.Fprintf(st.stderr, "%s: encrypted with %d passphrases\n", st.prog, ev.skesks)
+		}
+	}
+	var keys []*keyring.Key
+	if !st.quiet {
+		keys, _ = ring.Select(nil, false)
+	}
+	for _, p := range ev.pkesks {
+		id := keyIDOf(p)
+		k, pk := recipientKey(keys, p)
+		if k == nil {
+			if !p.Wildcard() || st.quiet {
+				status.line("NO_SECKEY", id)
+			}
+			if !st.quiet {
+				fmt.Fprintf(st.stderr, "%s: encrypted with %s key, ID %s\n", st.prog, encAlgoName(p.Algo), id)
+			}
+			continue
+		}
+		status.line("KEY_CONSIDERED", k.Fingerprint(), 0)
+		if priv := k.PrivateKey(pk.Fingerprint); priv == nil || priv.Dummy() {
+			status.line("NO_SECKEY", id)
+		}
+		fmt.Fprintf(st.stderr, "%s: encrypted with %d-bit %s key, ID %s, created %s\n      %q\n",
+			st.prog, keyBits(pk), encAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"), k.PrimaryUserID())
+	}
+	status.line("BEGIN_DECRYPTION")
+	status.line("END_DECRYPTION")
+	return nil
+}
+
+// recipientKey finds the key and (sub)key a PKESK names among keys.
+func recipientKey(keys []*keyring.Key, p *packet.PKESK) (*keyring.Key, *gcpacket.PublicKey) {
+	if p.Wildcard() {
+		return nil, nil
+	}
+	match := func(pk *gcpacket.PublicKey) bool {
+		if p.Version == 6 {
+			return bytes.Equal(pk.Fingerprint, p.Fingerprint)
+		}
+		return pk.KeyId == p.KeyID
+	}
+	for _, k := range keys {
+		e := k.Entity()
+		if match(e.PrimaryKey) {
+			return k, e.PrimaryKey
+		}
+		for _, s := range e.Subkeys {
+			if match(s.PublicKey) {
+				return k, s.PublicKey
+			}
+		}
+	}
+	return nil, nil
+}
+
+// keyBits is the key size as gpg says it: the curve's for ECC keys
+// (255 for Curve25519, where the encoded point has 263 bits).
+func keyBits(pk *gcpacket.PublicKey) int {
+	if c, err := pk.Curve(); err == nil {
+		switch c {
+		case gcpacket.Curve25519:
+			return 255
+		case gcpacket.Curve448:
+			return 448
+		case gcpacket.CurveNistP256, gcpacket.CurveBrainpoolP256, gcpacket.CurveSecP256k1:
+			return 256
+		case gcpacket.CurveNistP384, gcpacket.CurveBrainpoolP384:
+			return 384
+		case gcpacket.CurveNistP521:
+			return 521
+		case gcpacket.CurveBrainpoolP512:
+			return 512
+		}
+	}
+	n, _ := pk.BitLength()
+	return int(n)
+}
+
+// encAlgoName is gpg's name for a PKESK's algorithm.
+func encAlgoName(a byte) string {
+	switch a {
+	case 1, 2:
+		return "RSA"
+	case 16, 20:
+		return "ELG"
+	case 18:
+		return "ECDH"
+	case 25:
+		return "X25519"
+	case 26:
+		return "X448"
+	}
+	return fmt.Sprintf("algorithm %d", a)
+}
+
+// listOnlyKeys opens nothing: every secret key and passphrase is refused.
+type listOnlyKeys struct{}
+
+func (listOnlyKeys) DecryptionKeys(*packet.PKESK) []*gcpacket.PrivateKey { return nil }
+func (listOnlyKeys) Unlock(*gcpacket.PrivateKey) error                   { return errListOnly }
+func (listOnlyKeys) Passphrase() ([]byte, error)                         { return nil, errListOnly }
+
+// listOnlyEvents reports the session-key packets as they are read.
+type listOnlyEvents struct {
+	st     *state
+	status *statusWriter
+	pkesks []*packet.PKESK
+	skesks int
+}
+
+func (e *listOnlyEvents) PKESK(p *packet.PKESK) {
+	e.pkesks = append(e.pkesks, p)
+	e.status.line("ENC_TO", keyIDOf(p), int(p.Algo), 0)
+}
+
+func (e *listOnlyEvents) SKESK(s *packet.SKESK) {
+	e.skesks++
+	if e.st.quiet {
+		return
+	}
+	if m := s.SessionKeyMode(); m != "" {
+		fmt.Fprintf(e.st.stderr, "%s: %v.%s encrypted session key\n", e.st.prog, s.Cipher, m)
+	} else {
+		fmt.Fprintf(e.st.stderr, "%s: %v.CFB encrypted data\n", e.st.prog, s.Cipher)
+	}
+}
+func (e *listOnlyEvents) SessionKey(filter.SessionKeyInfo) {}
+func (e *listOnlyEvents) Literal(packet.Literal)           {}
+func (e *listOnlyEvents) Verified()                        {}
+func (e *listOnlyEvents) Warning(filter.Warning)           {}
+func (e *listOnlyEvents) Signature(filter.SignatureResult) {}

@@ -36,7 +36,13 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
-		pass, err := pp.getFor("Enter a passphrase to encrypt the message with.", true)
+		// gpg's NEED_PASSPHRASE_SYM names the S2K pgpstream writes:
+		// iterated and salted SHA-256 (v4), Argon2 (v6; prompt.go).
+		mode, hash := byte(3), byte(packet.HashSHA256)
+		if o.forceSEIPDv2 {
+			mode, hash = 4, 0
+		}
+		pass, err := pp.symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
 		if err != nil {
 			if errors.Is(err, errNoPassphrase) {
 				return withHints(err, "give one with --passphrase-file FILE or --passphrase-fd N")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -199,7 +200,13 @@ func cmdListPackets(st *state, o *options) error {
 			fmt.Fprintf(st.stderr, "pgpstream: session key: '%d:%X'\n", ca, key)
 		}
 	}
+	if o.listOnly {
+		opt.Keys = listOnlyKeys{} // decrypt.go: the packets, not the data
+	}
 	lerr := inspect.ListPackets(in, opt)
+	if o.listOnly && errors.Is(lerr, inspect.ErrNotDecrypted) {
+		lerr = nil
+	}
 	if a.json {
 		if packets == nil {
 			packets = []*inspect.Packet{}

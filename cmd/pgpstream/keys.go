@@ -215,7 +215,8 @@ type passphrases struct {
 	value []byte
 	err   error
 	done  bool
-	desc  string // what the terminal prompt says it is for
+	desc  string   // what the terminal prompt says it is for
+	sym   symState // a message's passphrase, when asked (prompt.go)
 }
 
 // newPassphrases is the passphrase source of one command; --passphrase-fd
@@ -287,10 +288,7 @@ func (p *passphrases) read(confirm bool) ([]byte, error) {
 		}
 		return b, nil
 	}
-	if o.batch || o.noTTY {
-		return nil, errNoPassphrase
-	}
-	return promptPassphrase(p.desc, confirm)
+	return p.ask(confirm) // prompt.go
 }
 
 func firstLine(b []byte) []byte {
@@ -328,7 +326,8 @@ type ringKeys struct {
 	ring        *keyring.Ring
 	pass        *passphrases
 	st          *state
-	agentWarned bool // the agent's failure was told
+	agentWarned bool          // the agent's failure was told
+	skesk       *packet.SKESK // the message's first, for the passphrase's cache id
 }
 
 func (k *ringKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
@@ -361,22 +360,27 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 	if !priv.Encrypted {
 		return nil
 	}
-	pass, err := k.pass.getFor(fmt.Sprintf("Enter the passphrase to unlock the secret key %016X (%v, created %s) to decrypt the message.",
-		priv.KeyId, pubAlgoName(uint8(priv.PubKeyAlgo)), priv.CreationTime.UTC().Format("2006-01-02")), false)
-	if err != nil {
-		if errors.Is(err, errNoPassphrase) {
-			return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)
-		}
-		return err
+	desc := fmt.Sprintf("Enter the passphrase to unlock the secret key %016X (%v, created %s) to decrypt the message.",
+		priv.KeyId, pubAlgoName(uint8(priv.PubKeyAlgo)), priv.CreationTime.UTC().Format("2006-01-02"))
+	err := k.pass.unlockKey(priv, desc, func(pass []byte) error { return keyring.Unlock(priv, pass) })
+	if errors.Is(err, errNoPassphrase) {
+		return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)
 	}
-	if err := keyring.Unlock(priv, pass); err != nil {
+	if err != nil {
 		return fmt.Errorf("secret key %016X: %w", priv.KeyId, err)
 	}
 	return nil
 }
 
 func (k *ringKeys) Passphrase() ([]byte, error) {
-	return k.pass.getFor("Enter the passphrase the message was encrypted with.", false)
+	var cipher packet.CipherAlgo
+	var mode, hash byte
+	var salt []byte
+	if k.skesk != nil {
+		cipher = k.skesk.Cipher
+		mode, hash, salt = k.skesk.S2K()
+	}
+	return k.pass.symmetric("Enter the passphrase the message was encrypted with.", cipher, mode, hash, salt, false)
 }
 
 // agentOptions is how the ring uses a GnuPG home's gpg-agent: gpg's

@@ -134,6 +134,11 @@ type options struct {
 	passphraseFile          string
 	passphraseFd            int
 	pinentryMode            string
+	commandFd               int    // --command-fd; -1 for none
+	commandFile             string // --command-file
+	noSymkeyCache           bool
+	listOnly                bool
+	ask                     *asker // the questions' channel, once opened (prompt.go)
 	withColons              bool
 	keyidFormat, trustModel string
 	output                  string
@@ -352,7 +357,11 @@ var baseOptions = []optDef{
 	{long: "passphrase", arg: "PW", cat: catKeys, usage: "the passphrase itself (visible to other users in ps: prefer --passphrase-file or --passphrase-fd)", set: func(o *options, v string) error { o.passphrase, o.passphraseSet = v, true; return nil }},
 	{long: "passphrase-file", arg: "FILE", cat: catKeys, usage: "read the passphrase from the first line of FILE", set: setString(func(o *options) *string { return &o.passphraseFile })},
 	{long: "passphrase-fd", arg: "N", cat: catKeys, usage: "read the passphrase from file descriptor N (0: standard input)", set: setInt("passphrase-fd", func(o *options) *int { return &o.passphraseFd })},
-	{long: "pinentry-mode", arg: "MODE", cat: catKeys, usage: "ask, loopback, cancel, error or default: passed to gpg-agent for the secret keys it holds (loopback: --passphrase* answers it); pgpstream asks on the terminal for its own keys", set: oneOf("pinentry-mode", func(o *options) *string { return &o.pinentryMode }, "default", "ask", "cancel", "error", "loopback")},
+	{long: "pinentry-mode", arg: "MODE", cat: catKeys, usage: "how a passphrase is asked: default/ask (gpg-agent's pinentry, else the terminal), loopback (--passphrase*, the command fd or the terminal answer, never a pinentry; also for the keys a GnuPG home's agent holds), cancel or error (never asked)", set: oneOf("pinentry-mode", func(o *options) *string { return &o.pinentryMode }, "default", "ask", "cancel", "error", "loopback")},
+	{long: "command-fd", arg: "N", cat: catKeys, usage: "answer questions from descriptor N, a line each, as gpg does: each is announced on the status stream (GET_HIDDEN passphrase.enter, GET_BOOL, GET_LINE) and acknowledged with GOT_IT", set: setInt("command-fd", func(o *options) *int { return &o.commandFd })},
+	{long: "command-file", arg: "FILE", cat: catKeys, usage: "like --command-fd, with the answers in FILE", set: setString(func(o *options) *string { return &o.commandFile })},
+	{long: "no-symkey-cache", cat: catKeys, usage: "neither look up nor store a message's passphrase in gpg-agent's cache", set: setBool(func(o *options) *bool { return &o.noSymkeyCache })},
+	{long: "list-only", cat: catIO, usage: "with --decrypt or --list-packets: name the message's recipients (and passphrases) and decrypt nothing", set: setBool(func(o *options) *bool { return &o.listOnly })},
 	{long: "with-colons", cat: catKeys, usage: "list keys and configuration in gpg's machine-readable format", set: setBool(func(o *options) *bool { return &o.withColons })},
 	{long: "key-version", arg: "N", cat: catKeys, usage: "--quick-gen-key makes a version 4 (default) or an RFC 9580 version 6 key", set: setInt("key-version", func(o *options) *int { return &o.keyVersion })},
 	{long: "keyring", arg: "FILE", cat: catKeys, usage: "also use the certificates in FILE (OpenPGP, binary or armored; read, never written)", set: addString(func(o *options) *[]string { return &o.keyrings })},
@@ -433,8 +442,7 @@ var baseOptions = []optDef{
 	{long: "no-auto-check-trustdb", kind: kNoop, usage: "there is no trust database"},
 	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream fetches keys only when a command or --auto-key-locate asks"},
 	{long: "disable-dirmngr", kind: kNoop, usage: "pgpstream uses no dirmngr"},
-	{long: "no-autostart", kind: kNoop, usage: "pgpstream starts no agent"},
-	{long: "no-symkey-cache", kind: kNoop, usage: "pgpstream caches no passphrase"},
+	{long: "no-autostart", cat: catKeys, usage: "start no gpg-agent for the passphrase cache and pinentry (a running one is used)", set: noop},
 	{long: "no-random-seed-file", kind: kNoop, usage: "pgpstream keeps no random seed file"},
 	{long: "lock-never", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
 	{long: "lock-once", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
@@ -446,7 +454,6 @@ var baseOptions = []optDef{
 	{long: "lc-ctype", arg: "LOCALE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream tells the agent $GPG_TTY, $TERM and $DISPLAY instead"},
 	{long: "lc-messages", arg: "LOCALE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream tells the agent $GPG_TTY, $TERM and $DISPLAY instead"},
 	{long: "xauthority", arg: "FILE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream tells the agent $GPG_TTY, $TERM and $DISPLAY instead"},
-	{long: "command-fd", arg: "N", kind: kNoop, usage: "pgpstream asks nothing there: answers come from --yes, --batch and --passphrase*"},
 	{long: "no-emit-version", kind: kNoop, usage: "armor carries no Version header anyway"},
 	{long: "no-comments", kind: kNoop, usage: "armor carries no Comment header anyway"},
 	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
@@ -697,7 +704,7 @@ func scanArgs(argv []string) (toks []token, args []string, notes []string, err e
 // options applied first and argv's over them, and check decides every
 // rule.
 func parseOptions(argv []string) (*options, error) {
-	o := &options{level: -1, passphraseFd: -1, statusFd: -1, loggerFd: -1, chunkSize: 22, keyVersion: 4,
+	o := &options{level: -1, passphraseFd: -1, commandFd: -1, statusFd: -1, loggerFd: -1, chunkSize: 22, keyVersion: 4,
 		cipherName: "AES256", compressName: "none", aeadName: "OCB", profiles: map[string]string{}, seen: map[string]bool{}}
 	toks, args, notes, err := scanArgs(argv)
 	if err != nil {
@@ -1068,6 +1075,8 @@ func (o *options) check() (err error) {
 		return usagef("give --logger-fd or --logger-file, not both")
 	case o.loggerFd == 0:
 		return usagef("--logger-fd 0 is standard input")
+	case o.commandFd >= 0 && o.commandFile != "":
+		return usagef("give --command-fd or --command-file, not both")
 	}
 	if o.progress && o.noProgress {
 		return usagef("give --progress or --no-progress, not both")

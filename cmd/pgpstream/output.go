@@ -118,7 +118,14 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 			return nil, fmt.Errorf("output %s is not a regular file", path)
 		}
 		if !opts.yes {
-			return nil, withHints(fmt.Errorf("output file %s exists", path), "use --yes to overwrite it")
+			// gpg asks (openfile.overwrite.okay; prompt.go).
+			alt, err := askOverwrite(st, opts, path)
+			if err != nil {
+				return nil, err
+			}
+			if alt != path {
+				return openOutputPerm(st, opts, alt, hold, perm)
+			}
 		}
 		perm = m.Perm() | m&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
 	} else {

@@ -1,35 +1,504 @@
 package main
 
+// How pgpstream asks, in gpg's order:
+//
+//  1. --passphrase, --passphrase-file, --passphrase-fd: the one passphrase
+//     given, for every key and message of the command (passphrases, keys.go).
+//  2. gpg-agent's cache, under gpg's cache ids: the keygrip for a secret
+//     key of pgpstream's own ring, "S" and the hex of the S2K salt for a
+//     message's passphrase (not with --no-symkey-cache). A passphrase that
+//     turns out wrong is cleared from it, as gpg clears it.
+//  3. Asking: through the agent, whose pinentry asks (outside --batch,
+//     unless --pinentry-mode loopback) and caches the answer; in loopback
+//     mode the agent asks pgpstream back, which asks as in 4, and the
+//     agent caches that answer too.
+//  4. --command-fd N (or --command-file): gpg's command protocol. The
+//     question goes to the status stream ("[GNUPG:] GET_HIDDEN
+//     passphrase.enter", GET_BOOL or GET_LINE with the question's
+//     keyword), one line is read from N as the answer, and "[GNUPG:]
+//     GOT_IT" follows. The line is read only when a question is asked, so
+//     with --command-fd 0 the message on standard input comes after it,
+//     as clients (Emacs EPG, GPGME) write it. Otherwise the terminal,
+//     never standard input, outside --batch and --no-tty.
+//
+// --pinentry-mode cancel or error asks nothing: only 1 applies.
+
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
+	"strings"
 
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 	"golang.org/x/term"
+
+	"github.com/pgpstream/pgpstream/agent"
+	"github.com/pgpstream/pgpstream/keygrip"
+	"github.com/pgpstream/pgpstream/keyring"
+	"github.com/pgpstream/pgpstream/packet"
 )
+
+// asker is an invocation's way of asking questions: its command fd, its
+// agent. One per invocation (options.asker), so a descriptor is read in
+// order and the agent is dialed once.
+type asker struct {
+	st         *state
+	o          *options
+	cmd        io.Reader     // --command-fd/--command-file; nil without
+	status     *statusWriter // where GET_* lines go (nil: nowhere)
+	conn       *agent.Conn
+	agentTried bool
+}
+
+// askerOf returns the invocation's asker, opening its command fd the
+// first time.
+func askerOf(st *state, o *options) (*asker, error) {
+	if o.ask != nil {
+		return o.ask, nil
+	}
+	a := &asker{st: st, o: o}
+	switch {
+	case o.commandFile != "":
+		f, err := os.Open(o.commandFile)
+		if err != nil {
+			return nil, fmt.Errorf("--command-file: %w", err)
+		}
+		st.onCleanup(func() { f.Close() })
+		a.cmd = f
+	case o.commandFd == 0:
+		a.cmd = st.stdin
+	case o.commandFd > 0:
+		f := os.NewFile(uintptr(o.commandFd), fmt.Sprintf("fd %d", o.commandFd))
+		if f == nil {
+			return nil, usagef("--command-fd %d: not an open file descriptor", o.commandFd)
+		}
+		if _, err := f.Stat(); err != nil {
+			return nil, usagef("--command-fd %d: %v", o.commandFd, err)
+		}
+		a.cmd = f
+	}
+	var err error
+	if a.status, err = questionStatus(st, o); err != nil {
+		return nil, err
+	}
+	o.ask = a
+	return a, nil
+}
+
+// questionStatus is the status stream the questions (and
+// NEED_PASSPHRASE_SYM) go to. A --status-file is appended to: the
+// command has created it already.
+func questionStatus(st *state, o *options) (*statusWriter, error) {
+	if o.statusFile == "" {
+		return openStatus(st, o)
+	}
+	f, err := os.OpenFile(o.statusFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--status-file: %w", err)
+	}
+	st.onCleanup(func() { f.Close() })
+	return &statusWriter{w: st.watch(f, "--status-file")}, nil
+}
+
+// errCommandEOF: the command fd ended before it answered.
+var errCommandEOF = errors.New("the command fd ended before answering")
+
+// command asks one question on the command fd: GET_<kind> keyword, one
+// line read (without reading past it), GOT_IT.
+func (a *asker) command(kind, keyword string) ([]byte, error) {
+	a.status.line(kind, keyword)
+	line, err := readCommandLine(a.cmd)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%s %s: %w", kind, keyword, errCommandEOF)
+		}
+		return nil, fmt.Errorf("reading the answer to %s from the command fd: %w", keyword, err)
+	}
+	a.status.line("GOT_IT")
+	return line, nil
+}
+
+// readCommandLine is readLine that tells an answer from the end of the
+// descriptor: io.ErrUnexpectedEOF when not a byte came.
+func readCommandLine(r io.Reader) ([]byte, error) {
+	var out []byte
+	var b [1]byte
+	for len(out) < 64<<10 {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			if b[0] == '\n' {
+				return bytes.TrimSuffix(out, []byte("\r")), nil
+			}
+			out = append(out, b[0])
+		}
+		if err == io.EOF {
+			if len(out) == 0 {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// yesNo asks a question gpg asks with cpr_get_answer_is_yes: --yes
+// answers it, --batch says no without asking; else the command fd or
+// the terminal (y/N). With neither, the answer is no.
+func (a *asker) yesNo(keyword, question string) (bool, error) {
+	switch {
+	case a.o.yes:
+		return true, nil
+	case a.o.batch:
+		return false, nil
+	case a.cmd != nil:
+		line, err := a.command("GET_BOOL", keyword)
+		if err != nil {
+			return false, err
+		}
+		return isYes(string(line)), nil
+	}
+	if a.o.noTTY {
+		return false, nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false, nil
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "%s (y/N) ", question)
+	line, _ := readCommandLine(tty)
+	return isYes(string(line)), nil
+}
+
+// line asks for a line of text (GET_LINE); "" when it cannot be asked.
+func (a *asker) line(keyword, question string) (string, error) {
+	if a.o.batch {
+		return "", nil
+	}
+	if a.cmd != nil {
+		l, err := a.command("GET_LINE", keyword)
+		return strings.TrimSpace(string(l)), err
+	}
+	if a.o.noTTY {
+		return "", nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", nil
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "%s ", question)
+	l, _ := readCommandLine(tty)
+	return strings.TrimSpace(string(l)), nil
+}
+
+func isYes(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return s == "y" || s == "yes"
+}
+
+// askOverwrite is gpg's question before an existing output file is
+// replaced without --yes (openfile.overwrite.okay); refused, it asks for
+// another name (openfile.askoutname). It returns the path to write, or
+// the error that nothing may be written.
+func askOverwrite(st *state, o *options, path string) (string, error) {
+	refused := withHints(fmt.Errorf("output file %s exists", path), "use --yes to overwrite it")
+	a, err := askerOf(st, o)
+	if err != nil {
+		return "", err
+	}
+	if a.cmd == nil && (o.batch || o.noTTY || !haveTTY()) {
+		return "", refused
+	}
+	ok, err := a.yesNo("openfile.overwrite.okay", fmt.Sprintf("File '%s' exists. Overwrite?", path))
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		return path, nil
+	}
+	name, err := a.line("openfile.askoutname", "Enter new filename:")
+	if err != nil {
+		return "", err
+	}
+	if name == "" || name == path {
+		return "", refused
+	}
+	return name, nil
+}
+
+func haveTTY() bool {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	tty.Close()
+	return true
+}
+
+// passRequest is one passphrase to get.
+type passRequest struct {
+	desc    string // what it is for, as the prompt and the pinentry say
+	confirm bool   // a new passphrase: typed twice
+	cacheID string // the agent's cache id; "" for none
+}
+
+// askPassphrase gets one passphrase as steps 2 to 4 above say. viaAgent
+// tells the caller that the agent may have cached it, so that a wrong
+// one is cleared.
+func (a *asker) askPassphrase(req passRequest) (pass []byte, viaAgent bool, err error) {
+	o := a.o
+	switch o.pinentryMode {
+	case "cancel", "error":
+		return nil, false, errNoPassphrase
+	}
+	local := func() ([]byte, error) { return a.localPassphrase(req) }
+	c := a.agentConn()
+	if c == nil {
+		p, err := local()
+		return p, false, err
+	}
+	if req.cacheID != "" {
+		p, err := c.GetPassphrase(agent.PassphraseRequest{CacheID: req.cacheID, NoAsk: true})
+		if err == nil {
+			a.st.infof("passphrase from gpg-agent's cache (%s)", req.cacheID)
+			return p, true, nil
+		}
+	}
+	r := agent.PassphraseRequest{CacheID: req.cacheID, Desc: req.desc, Prompt: "Passphrase:"}
+	if req.confirm {
+		r.Repeat = 1
+	}
+	if o.pinentryMode == "loopback" || o.batch || o.noTTY {
+		if req.cacheID == "" || req.confirm {
+			// Nothing to cache: the agent would only pass the
+			// question back.
+			p, err := local()
+			return p, false, err
+		}
+		r.Loopback = local
+	}
+	p, err := c.GetPassphrase(r)
+	switch {
+	case err == nil:
+		return p, true, nil
+	case errors.Is(err, agent.ErrCanceled):
+		return nil, false, errors.New("the passphrase entry was canceled")
+	case r.Loopback != nil:
+		if errors.Is(err, errNoPassphrase) || errors.Is(err, errCommandEOF) {
+			return nil, false, err
+		}
+	}
+	// The agent could not ask (no pinentry, no terminal for it, loopback
+	// refused): ask here.
+	a.st.infof("gpg-agent could not ask: %v", err)
+	p, err = local()
+	return p, false, err
+}
+
+// localPassphrase asks without the agent: the command fd, else the
+// terminal.
+func (a *asker) localPassphrase(req passRequest) ([]byte, error) {
+	if a.cmd != nil {
+		// gpg relays the agent's limit before the question.
+		a.status.line("INQUIRE_MAXLEN", 100)
+		return a.command("GET_HIDDEN", "passphrase.enter")
+	}
+	if a.o.batch || a.o.noTTY {
+		return nil, errNoPassphrase
+	}
+	return promptPassphrase(req.desc, req.confirm)
+}
+
+// agentConn is the home's gpg-agent, or nil when none is installed or
+// reachable. A running one is used; one is started (as gpg autostarts
+// it) only where pgpstream would otherwise ask on the terminal, and not
+// with --no-autostart.
+func (a *asker) agentConn() *agent.Conn {
+	if a.agentTried {
+		return a.conn
+	}
+	a.agentTried = true
+	if _, err := exec.LookPath("gpg-agent"); err != nil {
+		return nil
+	}
+	if _, err := exec.LookPath("gpgconf"); err != nil {
+		return nil
+	}
+	c, err := agent.DialRunning(a.o.home)
+	if err != nil && !a.o.batch && !a.o.noTTY && !a.o.given("no-autostart") && a.o.pinentryMode != "loopback" && haveTTY() {
+		c, err = agent.Dial(a.o.home)
+	}
+	if err != nil {
+		a.st.infof("no gpg-agent for the passphrase cache: %v", err)
+		return nil
+	}
+	c.SessionEnv(ttyName())
+	a.st.onCleanup(func() { c.Close() })
+	a.conn = c
+	return c
+}
+
+// ttyName is the terminal of standard input, for the agent's pinentry.
+func ttyName() string {
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return ""
+	}
+	name, err := os.Readlink("/proc/self/fd/0")
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// forget clears a cached passphrase that turned out wrong.
+func (a *asker) forget(cacheID string) {
+	if a.conn != nil && cacheID != "" {
+		a.conn.ForgetPassphrase(cacheID)
+	}
+}
+
+// fixed reports whether the command line gave the passphrase (step 1).
+func (p *passphrases) fixed() bool {
+	o := p.o
+	return o.passphraseSet || o.passphraseFile != "" || o.passphraseFd >= 0
+}
+
+// ask is read's last step: no passphrase was given, so one is asked.
+func (p *passphrases) ask(confirm bool) ([]byte, error) {
+	a, err := askerOf(p.st, p.o)
+	if err != nil {
+		return nil, err
+	}
+	pass, _, err := a.askPassphrase(passRequest{desc: p.desc, confirm: confirm})
+	return pass, err
+}
+
+// unlockKey unlocks one of pgpstream's own secret keys: with the given
+// passphrase, else through the agent's cache under the key's keygrip,
+// else asked, up to three times on a terminal or pinentry (once on the
+// command fd, as gpg's loopback asks once). A cached passphrase that is
+// wrong is cleared and the question asked.
+func (p *passphrases) unlockKey(priv *gcpacket.PrivateKey, desc string, unlock func([]byte) error) error {
+	if p.fixed() {
+		pass, err := p.getFor(desc, false)
+		if err != nil {
+			return err
+		}
+		return unlock(pass)
+	}
+	a, err := askerOf(p.st, p.o)
+	if err != nil {
+		return err
+	}
+	req := passRequest{desc: desc}
+	if g, err := keygrip.Of(&priv.PublicKey); err == nil {
+		req.cacheID = g.String()
+	}
+	tries := 3
+	if a.cmd != nil {
+		tries = 1
+	}
+	for i := 0; ; i++ {
+		pass, viaAgent, err := a.askPassphrase(req)
+		if err != nil {
+			return err
+		}
+		err = unlock(pass)
+		if err == nil || !errors.Is(err, keyring.ErrBadPassphrase) {
+			return err
+		}
+		if viaAgent {
+			a.forget(req.cacheID)
+		}
+		if i+1 >= tries {
+			return err
+		}
+		req.desc = "Bad passphrase; try again.\n" + desc
+	}
+}
+
+// symmetric gets a message's passphrase: NEED_PASSPHRASE_SYM <cipher>
+// <s2k mode> <s2k hash> first, as gpg writes it whatever the source; then
+// the given passphrase, or the agent's cache under the S2K salt, or
+// asked (typed twice when confirm: a new message's).
+func (p *passphrases) symmetric(desc string, cipher packet.CipherAlgo, mode, hash byte, salt []byte, confirm bool) ([]byte, error) {
+	a, err := askerOf(p.st, p.o)
+	if err != nil {
+		return nil, err
+	}
+	a.status.line("NEED_PASSPHRASE_SYM", int(cipher), int(mode), int(hash))
+	if p.fixed() {
+		return p.getFor(desc, confirm)
+	}
+	s := &p.sym
+	if s.done {
+		return s.pass, s.err
+	}
+	s.done = true
+	req := passRequest{desc: desc, confirm: confirm}
+	if !p.o.noSymkeyCache && !confirm {
+		req.cacheID = agent.SymmetricCacheID(salt)
+	}
+	pass, viaAgent, err := a.askPassphrase(req)
+	if viaAgent {
+		s.cacheID = req.cacheID
+	}
+	s.pass, s.err = pass, err
+	return pass, err
+}
+
+// symState is what passphrases keeps of a message's passphrase once
+// asked: one answer per command, and the cache id to clear if wrong.
+type symState struct {
+	done    bool
+	pass    []byte
+	err     error
+	cacheID string
+}
+
+// forgetSymmetric clears the message's passphrase from the agent's cache
+// after it failed to decrypt, as gpg does.
+func (p *passphrases) forgetSymmetric() {
+	if p.sym.cacheID != "" && p.o.ask != nil {
+		p.o.ask.forget(p.sym.cacheID)
+	}
+}
 
 // promptPassphrase asks on the controlling terminal, never on standard
 // input, which may be carrying the message. desc says what the passphrase
-// is for (which key, or the message), as gpg's pinentry does.
+// is for (which key, or the message), as gpg's pinentry does. With
+// confirm it is asked twice, and two different answers are refused.
 func promptPassphrase(desc string, confirm bool) ([]byte, error) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
 		return nil, errNoPassphrase
 	}
 	defer tty.Close()
+	return promptOn(tty, int(tty.Fd()), desc, confirm)
+}
+
+// promptOn is promptPassphrase on an open terminal (fd is its
+// descriptor, for reading without echo).
+func promptOn(tty io.Writer, fd int, desc string, confirm bool) ([]byte, error) {
 	if desc != "" {
 		fmt.Fprintln(tty, desc)
 	}
 	fmt.Fprint(tty, "Passphrase: ")
-	p, err := term.ReadPassword(int(tty.Fd()))
+	p, err := term.ReadPassword(fd)
 	fmt.Fprintln(tty)
 	if err != nil {
 		return nil, errNoPassphrase
 	}
 	if confirm {
 		fmt.Fprint(tty, "Repeat passphrase: ")
-		q, err := term.ReadPassword(int(tty.Fd()))
+		q, err := term.ReadPassword(fd)
 		fmt.Fprintln(tty)
 		if err != nil {
 			return nil, errNoPassphrase
