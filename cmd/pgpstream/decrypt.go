@@ -60,8 +60,10 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		AllowWeakDigests:  o.allowWeakDigests,
 		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk},
 	})
-	if errors.Is(err, filter.ErrBadPassphrase) {
-		rk.pass.forgetSymmetric() // gpg clears a cached passphrase that failed
+	if errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication) {
+		// gpg clears a cached passphrase that failed (a wrong one
+		// fails the quick check as often as not: ErrAuthentication).
+		rk.pass.forgetSymmetric()
 	}
 	if err != nil {
 		released := out.released()
@@ -150,62 +152,91 @@ var errListOnly = errors.New("--list-only: nothing is decrypted")
 // listOnly is --decrypt --list-only: it reads the message up to its
 // encrypted data and says, as gpg does, whom it is encrypted to and with
 // how many passphrases, without asking for a passphrase or decrypting.
-// Status: ENC_TO for each PKESK as it is read, then KEY_CONSIDERED for
-// a recipient key the ring has and NO_SECKEY for one whose secret part
-// it lacks, between BEGIN_DECRYPTION and END_DECRYPTION.
 func listOnly(st *state, o *options, in io.Reader, ring *keyring.Ring, status *statusWriter, ds *decryptStatus) error {
-	ev := &listOnlyEvents{st: st, status: status}
+	rep := &recipientReport{st: st, status: status, ring: ring}
 	_, err := filter.Decrypt(in, io.Discard, filter.DecryptOptions{
 		Keys:             listOnlyKeys{},
 		AllowUnprotected: true, // nothing is released: the data is never opened
-		Events:           ev,
+		Events:           &listOnlyEvents{rep},
 	})
-	if len(ev.pkesks)+ev.skesks == 0 {
+	if len(rep.pkesks)+rep.skesks == 0 {
 		// Not encrypted (signed or literal data was read and dropped),
 		// or not OpenPGP: the error is the usual one.
-		if err == nil {
-			return nil
-		}
 		return err
 	}
 	if err != nil && !errors.Is(err, errListOnly) && !errors.Is(err, filter.ErrNoSecretKey) {
 		return err
 	}
-	ds.s = nil // the lines below are the whole report
+	ds.s = nil // the report below is the whole of it
+	rep.finish()
+	return nil
+}
+
+// recipientReport is what gpg says of an encrypted message it lists
+// (--list-only): status ENC_TO for each PKESK as it is read; at the
+// encrypted data, the number of passphrases, then for each PKESK
+// KEY_CONSIDERED when the ring has its key, NO_SECKEY when not its secret
+// part, and "encrypted with 255-bit ECDH key, ID ..., created ..." and
+// the user ID; BEGIN_DECRYPTION and END_DECRYPTION around nothing.
+type recipientReport struct {
+	st     *state
+	status *statusWriter
+	ring   *keyring.Ring
+	pkesks []*packet.PKESK
+	skesks int
+}
+
+func (r *recipientReport) pkesk(p *packet.PKESK) {
+	r.pkesks = append(r.pkesks, p)
+	r.status.line("ENC_TO", keyIDOf(p), int(p.Algo), 0)
+}
+
+func (r *recipientReport) skesk(s *packet.SKESK) {
+	r.skesks++
+	if r.st.quiet || s == nil {
+		return
+	}
+	if m := s.SessionKeyMode(); m != "" {
+		fmt.Fprintf(r.st.stderr, "%s: %v.%s encrypted session key\n", r.st.prog, s.Cipher, m)
+	} else {
+		fmt.Fprintf(r.st.stderr, "%s: %v.CFB encrypted data\n", r.st.prog, s.Cipher)
+	}
+}
+
+func (r *recipientReport) finish() {
+	st := r.st
 	if !st.quiet {
 		switch {
-		case ev.skesks == 1:
+		case r.skesks == 1:
 			fmt.Fprintf(st.stderr, "%s: encrypted with 1 passphrase\n", st.prog)
-		case ev.skesks > 1:
-			fmt.Fprintf(st.stderr, "%s: encrypted with %d passphrases\n", st.prog, ev.skesks)
+		case r.skesks > 1:
+			fmt.Fprintf(st.stderr, "%s: encrypted with %d passphrases\n", st.prog, r.skesks)
 		}
 	}
 	var keys []*keyring.Key
-	if !st.quiet {
-		keys, _ = ring.Select(nil, false)
+	if !st.quiet && r.ring != nil {
+		// gpg -q looks up no key, and says only NO_SECKEY.
+		keys, _ = r.ring.Select(nil, false)
 	}
-	for _, p := range ev.pkesks {
+	for _, p := range r.pkesks {
 		id := keyIDOf(p)
 		k, pk := recipientKey(keys, p)
 		if k == nil {
-			if !p.Wildcard() || st.quiet {
-				status.line("NO_SECKEY", id)
-			}
+			r.status.line("NO_SECKEY", id)
 			if !st.quiet {
 				fmt.Fprintf(st.stderr, "%s: encrypted with %s key, ID %s\n", st.prog, encAlgoName(p.Algo), id)
 			}
 			continue
 		}
-		status.line("KEY_CONSIDERED", k.Fingerprint(), 0)
+		r.status.line("KEY_CONSIDERED", k.Fingerprint(), 0)
 		if priv := k.PrivateKey(pk.Fingerprint); priv == nil || priv.Dummy() {
-			status.line("NO_SECKEY", id)
+			r.status.line("NO_SECKEY", id)
 		}
 		fmt.Fprintf(st.stderr, "%s: encrypted with %d-bit %s key, ID %s, created %s\n      %q\n",
 			st.prog, keyBits(pk), encAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"), k.PrimaryUserID())
 	}
-	status.line("BEGIN_DECRYPTION")
-	status.line("END_DECRYPTION")
-	return nil
+	r.status.line("BEGIN_DECRYPTION")
+	r.status.line("END_DECRYPTION")
 }
 
 // recipientKey finds the key and (sub)key a PKESK names among keys.
@@ -274,36 +305,24 @@ func encAlgoName(a byte) string {
 }
 
 // listOnlyKeys opens nothing: every secret key and passphrase is refused.
-type listOnlyKeys struct{}
+// With a report, the PKESKs are reported as they are tried
+// (--list-packets --list-only, where no event says so).
+type listOnlyKeys struct{ rep *recipientReport }
 
-func (listOnlyKeys) DecryptionKeys(*packet.PKESK) []*gcpacket.PrivateKey { return nil }
-func (listOnlyKeys) Unlock(*gcpacket.PrivateKey) error                   { return errListOnly }
-func (listOnlyKeys) Passphrase() ([]byte, error)                         { return nil, errListOnly }
+func (k listOnlyKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
+	if k.rep != nil {
+		k.rep.pkesk(p)
+	}
+	return nil
+}
+func (listOnlyKeys) Unlock(*gcpacket.PrivateKey) error { return errListOnly }
+func (listOnlyKeys) Passphrase() ([]byte, error)       { return nil, errListOnly }
 
 // listOnlyEvents reports the session-key packets as they are read.
-type listOnlyEvents struct {
-	st     *state
-	status *statusWriter
-	pkesks []*packet.PKESK
-	skesks int
-}
+type listOnlyEvents struct{ rep *recipientReport }
 
-func (e *listOnlyEvents) PKESK(p *packet.PKESK) {
-	e.pkesks = append(e.pkesks, p)
-	e.status.line("ENC_TO", keyIDOf(p), int(p.Algo), 0)
-}
-
-func (e *listOnlyEvents) SKESK(s *packet.SKESK) {
-	e.skesks++
-	if e.st.quiet {
-		return
-	}
-	if m := s.SessionKeyMode(); m != "" {
-		fmt.Fprintf(e.st.stderr, "%s: %v.%s encrypted session key\n", e.st.prog, s.Cipher, m)
-	} else {
-		fmt.Fprintf(e.st.stderr, "%s: %v.CFB encrypted data\n", e.st.prog, s.Cipher)
-	}
-}
+func (e *listOnlyEvents) PKESK(p *packet.PKESK)            { e.rep.pkesk(p) }
+func (e *listOnlyEvents) SKESK(s *packet.SKESK)            { e.rep.skesk(s) }
 func (e *listOnlyEvents) SessionKey(filter.SessionKeyInfo) {}
 func (e *listOnlyEvents) Literal(packet.Literal)           {}
 func (e *listOnlyEvents) Verified()                        {}

@@ -200,12 +200,28 @@ func cmdListPackets(st *state, o *options) error {
 			fmt.Fprintf(st.stderr, "pgpstream: session key: '%d:%X'\n", ca, key)
 		}
 	}
+	var rep *recipientReport
 	if o.listOnly {
-		opt.Keys = listOnlyKeys{} // decrypt.go: the packets, not the data
+		// The packets, not the data; the recipients as gpg reports
+		// them (decrypt.go).
+		status, err := openStatus(st, o)
+		if err != nil {
+			return err
+		}
+		rep = &recipientReport{st: st, status: status, ring: ring}
+		opt.Keys = listOnlyKeys{rep}
+		list := opt.Packet
+		opt.Packet = func(p *inspect.Packet) {
+			if p.Tag == 3 && p.Depth == 0 {
+				rep.skesks++
+			}
+			list(p)
+		}
 	}
 	lerr := inspect.ListPackets(in, opt)
-	if o.listOnly && errors.Is(lerr, inspect.ErrNotDecrypted) {
+	if rep != nil && errors.Is(lerr, inspect.ErrNotDecrypted) {
 		lerr = nil
+		rep.finish()
 	}
 	if a.json {
 		if packets == nil {

@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -331,9 +332,21 @@ func (a *asker) agentConn() *agent.Conn {
 	if _, err := exec.LookPath("gpgconf"); err != nil {
 		return nil
 	}
-	c, err := agent.DialRunning(a.o.home)
-	if err != nil && !a.o.batch && !a.o.noTTY && !a.o.given("no-autostart") && a.o.pinentryMode != "loopback" && haveTTY() {
-		c, err = agent.Dial(a.o.home)
+	var c *agent.Conn
+	err := errors.New("no GnuPG home")
+	homes := agentHomes(a.o.home)
+	for _, h := range homes {
+		if c, err = agent.DialRunning(h); err == nil {
+			break
+		}
+	}
+	if c == nil && !a.o.batch && !a.o.noTTY && !a.o.given("no-autostart") && a.o.pinentryMode != "loopback" && haveTTY() {
+		for _, h := range homes {
+			if isGnuPGHome(h) {
+				c, err = agent.Dial(h)
+				break
+			}
+		}
 	}
 	if err != nil {
 		a.st.infof("no gpg-agent for the passphrase cache: %v", err)
@@ -343,6 +356,32 @@ func (a *asker) agentConn() *agent.Conn {
 	a.st.onCleanup(func() { c.Close() })
 	a.conn = c
 	return c
+}
+
+// agentHomes are the homes whose agent may cache passphrases, in order:
+// pgpstream's home, then the one gpg would use ($GNUPGHOME, ~/.gnupg). A
+// running agent of either is used; one is started only in a GnuPG home
+// (isGnuPGHome), never in a home that is pgpstream's alone, where it
+// would make its own files (private-keys-v1.d).
+func agentHomes(home string) []string {
+	g := os.Getenv("GNUPGHOME")
+	if g == "" {
+		if dir, err := os.UserHomeDir(); err == nil {
+			g = filepath.Join(dir, ".gnupg")
+		}
+	}
+	if g == "" || g == home {
+		return []string{home}
+	}
+	return []string{home, g}
+}
+
+func isGnuPGHome(dir string) bool {
+	if keyring.IsGnuPGHome(dir) {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(dir, "gpg-agent.conf"))
+	return err == nil
 }
 
 // ttyName is the terminal of standard input, for the agent's pinentry.

@@ -64,7 +64,7 @@ func (p *Pinentry) Asked() []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		if l != "" {
-			out = append(out, l)
+			out = append(out, strings.ReplaceAll(l, "%20", " ")) // as the agent escapes SETDESC
 		}
 	}
 	return out
@@ -82,4 +82,11 @@ func (h *Home) Preset(id, passphrase string) {
 	}
 	h.Run(nil, "gpgconf", "--launch", "gpg-agent")
 	h.Run([]byte(passphrase), tool, "--preset", id)
+}
+
+// Forget clears what the running agent caches under id (gpg-preset-
+// passphrase --forget cannot: it has no inquiry callback in gpg 2.2).
+func (h *Home) Forget(id string) {
+	h.t.Helper()
+	h.Run(nil, "gpg-connect-agent", "CLEAR_PASSPHRASE "+id, "/bye")
 }
