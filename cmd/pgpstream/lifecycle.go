@@ -254,6 +254,11 @@ func cmdPasswd(lc *lifeCtx) error {
 	if len(lc.args) != 1 {
 		return usageError{msg: "--passwd takes one key, by fingerprint", hints: []string{"pgpstream --batch --passphrase-file old-and-new.txt --passwd FINGERPRINT"}}
 	}
+	// Opened before the questions, which may go to it too.
+	status, err := openStatus(lc.st, lc.o)
+	if err != nil {
+		return err
+	}
 	oldPw, newPw, err := lc.passLines()
 	if err != nil {
 		return err
@@ -262,7 +267,12 @@ func cmdPasswd(lc *lifeCtx) error {
 	if err != nil {
 		return err
 	}
-	return ring.ChangePassphrase(lc.args[0], oldPw, newPw)
+	if err := ring.ChangePassphrase(lc.args[0], oldPw, newPw); err != nil {
+		return err
+	}
+	// GPGME's passwd operation waits for this line.
+	status.line("SUCCESS", "keyedit.passwd")
+	return nil
 }
 
 // revocationStored tells where Generate left the key's revocation

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 
@@ -91,6 +92,9 @@ func passphraseLines(st *state, o *options) ([]byte, []byte, error) {
 		}
 		nw, err := readLine(r)
 		return old, nw, err
+	}
+	if old, nw, err := askPasswd(st, o); !errors.Is(err, errNoPassphrase) {
+		return old, nw, err // asked (prompt.go)
 	}
 	return nil, nil, usageError{msg: "--passwd needs the old and the new passphrase, a line each, from --passphrase-file or --passphrase-fd", hints: []string{"printf '%s\\n%s\\n' OLD NEW > pw; pgpstream --batch --passphrase-file pw --passwd FINGERPRINT"}}
 }

@@ -510,6 +510,22 @@ func (p *passphrases) forgetSymmetric() {
 	}
 }
 
+// askPasswd asks --passwd's two passphrases, as gpg asks them: the
+// current one, then the new one, typed twice on a terminal or pinentry
+// (once on the command fd, as gpg's loopback asks). errNoPassphrase when
+// there is no one to ask.
+func askPasswd(st *state, o *options) (old, nw []byte, err error) {
+	a, err := askerOf(st, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if old, _, err = a.askPassphrase(passRequest{desc: "Enter the passphrase that protects the key now."}); err != nil {
+		return nil, nil, err
+	}
+	nw, _, err = a.askPassphrase(passRequest{desc: "Enter the new passphrase for the key (empty: none).", confirm: true})
+	return old, nw, err
+}
+
 // promptPassphrase asks on the controlling terminal, never on standard
 // input, which may be carrying the message. desc says what the passphrase
 // is for (which key, or the message), as gpg's pinentry does. With
