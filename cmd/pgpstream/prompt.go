@@ -52,6 +52,7 @@ type asker struct {
 	status     *statusWriter // where GET_* lines go (nil: nowhere)
 	conn       *agent.Conn
 	agentTried bool
+	hint       func() // announces the next question (unlockKey)
 }
 
 // askerOf returns the invocation's asker, opening its command fd the
@@ -262,6 +263,10 @@ func (a *asker) askPassphrase(req passRequest) (pass []byte, viaAgent bool, err 
 	local := func() ([]byte, error) { return a.localPassphrase(req) }
 	c := a.agentConn()
 	if c == nil {
+		if a.hint != nil {
+			a.hint()
+			a.hint = nil
+		}
 		p, err := local()
 		return p, false, err
 	}
@@ -271,6 +276,10 @@ func (a *asker) askPassphrase(req passRequest) (pass []byte, viaAgent bool, err 
 			a.st.infof("passphrase from gpg-agent's cache (%s)", req.cacheID)
 			return p, true, nil
 		}
+	}
+	if a.hint != nil {
+		a.hint()
+		a.hint = nil
 	}
 	r := agent.PassphraseRequest{CacheID: req.cacheID, Desc: req.desc, Prompt: "Passphrase:"}
 	if req.confirm {
@@ -396,6 +405,23 @@ func ttyName() string {
 	return name
 }
 
+// needPassphrase is the hint for signing key priv of k: USERID_HINT
+// <key id> <user id> and NEED_PASSPHRASE <key id> <primary key id>
+// <algo> 0, as gpg writes them before it asks.
+func needPassphrase(st *state, o *options, k *keyring.Key, priv *gcpacket.PrivateKey) func() {
+	return func() {
+		a, err := askerOf(st, o)
+		if err != nil {
+			return
+		}
+		id := fmt.Sprintf("%016X", priv.KeyId)
+		// The user ID as gpg writes it: spaces kept, line breaks escaped.
+		uid := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(k.PrimaryUserID())
+		a.status.line("USERID_HINT", id, uid)
+		a.status.line("NEED_PASSPHRASE", id, fmt.Sprintf("%016X", k.KeyID()), int(priv.PubKeyAlgo), 0)
+	}
+}
+
 // forget clears a cached passphrase that turned out wrong.
 func (a *asker) forget(cacheID string) {
 	if a.conn != nil && cacheID != "" {
@@ -424,7 +450,12 @@ func (p *passphrases) ask(confirm bool) ([]byte, error) {
 // else asked, up to three times on a terminal or pinentry (once on the
 // command fd, as gpg's loopback asks once). A cached passphrase that is
 // wrong is cleared and the question asked.
-func (p *passphrases) unlockKey(priv *gcpacket.PrivateKey, desc string, unlock func([]byte) error) error {
+//
+// hint, when set, writes the status lines that announce a question (gpg's
+// USERID_HINT and NEED_PASSPHRASE, which Emacs EPG needs before it
+// answers GET_HIDDEN); it is called once, before the first question the
+// agent's cache does not answer.
+func (p *passphrases) unlockKey(priv *gcpacket.PrivateKey, desc string, unlock func([]byte) error, hint func()) error {
 	if p.fixed() {
 		pass, err := p.getFor(desc, false)
 		if err != nil {
@@ -444,6 +475,8 @@ func (p *passphrases) unlockKey(priv *gcpacket.PrivateKey, desc string, unlock f
 	if a.cmd != nil {
 		tries = 1
 	}
+	a.hint = hint
+	defer func() { a.hint = nil }()
 	for i := 0; ; i++ {
 		pass, viaAgent, err := a.askPassphrase(req)
 		if err != nil {

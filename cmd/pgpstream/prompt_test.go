@@ -85,9 +85,11 @@ func questions(status []string) []string {
 	for _, s := range status {
 		kw, _, _ := strings.Cut(s, " ")
 		switch kw {
-		case "GET_HIDDEN", "GET_BOOL", "GET_LINE", "GOT_IT", "NEED_PASSPHRASE_SYM":
-			if kw == "NEED_PASSPHRASE_SYM" {
-				s = kw // its S2K hash is gpg's SHA-1 or pgpstream's SHA-256
+		case "GET_HIDDEN", "GET_BOOL", "GET_LINE", "GOT_IT", "NEED_PASSPHRASE_SYM", "NEED_PASSPHRASE":
+			if strings.HasPrefix(kw, "NEED_PASSPHRASE") {
+				// Which key, and the S2K hash (gpg's SHA-1 or
+				// pgpstream's SHA-256), differ by design.
+				s = kw
 			}
 			out = append(out, s)
 		}
@@ -304,6 +306,20 @@ func TestCommandFdSecretKey(t *testing.T) {
 	if string(q.stdout) != "hello, asked\n" {
 		t.Errorf("decrypted %q", q.stdout)
 	}
+	// Signing asks the same way, after USERID_HINT (Emacs EPG answers
+	// GET_HIDDEN only after a NEED_PASSPHRASE).
+	p.h.Try(nil, "gpgconf", "--kill", "gpg-agent")
+	sign := []string{"--status-fd", "2", "--command-fd", "0", "--pinentry-mode", "loopback", "-s", "-o", "-", "plain.txt"}
+	g = converse(t, p.cmd(t, true, append([]string{"-u", "g@example.org"}, sign...)...), replies("kp"))
+	q = converse(t, p.cmd(t, false, append([]string{"-u", "p@example.org"}, sign...)...), replies("kp"))
+	if g.err != nil {
+		t.Fatal(g.err, g.stderr)
+	}
+	sameQuestions(t, "signing key", g, q)
+	if !strings.Contains(strings.Join(q.status, "\n"), "USERID_HINT ") {
+		t.Errorf("signing: no USERID_HINT in %q", q.status)
+	}
+
 	// A wrong answer: one try, as gpg's loopback gives, and an error.
 	p.h.Try(nil, "gpgconf", "--kill", "gpg-agent") // it cached the right one
 	q = converse(t, p.cmd(t, false, append(loop, "p.gpg")...), replies("wrong", "kp"))

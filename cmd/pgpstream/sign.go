@@ -68,14 +68,14 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		if priv.Encrypted {
-			pass, err := pp.getFor(fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %q to sign.", priv.KeyId, k.PrimaryUserID()), false)
-			if err != nil {
-				if errors.Is(err, errNoPassphrase) {
-					return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
-				}
-				return nil, err
+			// prompt.go: the given passphrase, the agent's cache, or asked
+			// (after gpg's USERID_HINT and NEED_PASSPHRASE).
+			err := pp.unlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %q to sign.", priv.KeyId, k.PrimaryUserID()),
+				func(pass []byte) error { return keyring.Unlock(priv, pass) }, needPassphrase(st, o, k, priv))
+			if errors.Is(err, errNoPassphrase) {
+				return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
 			}
-			if err := keyring.Unlock(priv, pass); err != nil {
+			if err != nil {
 				return nil, fmt.Errorf("secret key %016X: %w", priv.KeyId, err)
 			}
 		}
