@@ -86,7 +86,7 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	sigCreated(st, opt.Signers, status, "S")
 	encryptBegin(status, opt)
-	if _, err := filter.Encrypt(in, out.w, opt); err != nil {
+	if _, err := filter.Encrypt(in, pp.watchNew(out.w), opt); err != nil {
 		out.abort()
 		status.failure("encrypt", err)
 		return err
@@ -95,6 +95,7 @@ func cmdEncrypt(st *state, o *options) error {
 		status.failure("encrypt", err)
 		return err
 	}
+	pp.cacheNew() // as gpg, the agent keeps what the message was encrypted with (prompt.go)
 	status.line("END_ENCRYPTION")
 	return nil
 }
