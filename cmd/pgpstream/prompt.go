@@ -328,8 +328,9 @@ func (a *asker) localPassphrase(req passRequest) ([]byte, error) {
 }
 
 // agentConn is the home's gpg-agent, or nil when none is installed or
-// reachable. A running one is used; else one is started in a GnuPG home
-// (agentHomes), as gpg starts it on every call, unless --no-autostart.
+// reachable. A running one is used (agentHomes); else, when pgpstream's
+// home is a GnuPG home, one is started there, as gpg starts it on every
+// call, unless --no-autostart.
 func (a *asker) agentConn() *agent.Conn {
 	if a.agentTried {
 		return a.conn
@@ -349,13 +350,8 @@ func (a *asker) agentConn() *agent.Conn {
 			break
 		}
 	}
-	if c == nil && !a.o.given("no-autostart") {
-		for _, h := range homes {
-			if isGnuPGHome(h) {
-				c, err = agent.Dial(h)
-				break
-			}
-		}
+	if c == nil && !a.o.given("no-autostart") && isGnuPGHome(a.o.home) {
+		c, err = agent.Dial(a.o.home)
 	}
 	if err != nil {
 		a.st.infof("no gpg-agent for the passphrase cache: %v", err)
@@ -369,9 +365,10 @@ func (a *asker) agentConn() *agent.Conn {
 
 // agentHomes are the homes whose agent may cache passphrases, in order:
 // pgpstream's home, then the one gpg would use ($GNUPGHOME, ~/.gnupg). A
-// running agent of either is used; one is started only in a GnuPG home
-// (isGnuPGHome), never in a home that is pgpstream's alone, where it
-// would make its own files (private-keys-v1.d).
+// running agent of either is used; one is started only in pgpstream's
+// home when it is a GnuPG home (isGnuPGHome): never in a home that is
+// pgpstream's alone, where it would make its own files
+// (private-keys-v1.d), nor in another home pgpstream was not pointed at.
 func agentHomes(home string) []string {
 	g := os.Getenv("GNUPGHOME")
 	if g == "" {

@@ -604,7 +604,13 @@ func TestEmacsEPGLoopback(t *testing.T) {
 		{realGpg, p.h.Dir, "g.gpg"},
 		{asGpg, p.pgpHome, "p.gpg"},
 	} {
-		p.h.Try(nil, "gpgconf", "--kill", "gpg-agent") // nothing cached
+		// Nothing cached. gpg starts its agent; pgpstream, in a home of
+		// its own, uses the agent that runs for $GNUPGHOME, as on a
+		// desktop where one always runs.
+		p.h.Try(nil, "gpgconf", "--kill", "gpg-agent")
+		if run.prog == asGpg {
+			p.h.Run(nil, "gpgconf", "--launch", "gpg-agent")
+		}
 		prog := run.prog
 		c := exec.Command("emacs", "--batch", "-Q", "-l", script)
 		c.Dir = p.dir
