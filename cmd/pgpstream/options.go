@@ -138,7 +138,8 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
-	ask                     *asker // the questions' channel, once opened (prompt.go)
+	ask                     *asker        // the questions' channel, once opened (prompt.go)
+	statusFileW             *statusWriter // --status-file, once created (openStatus)
 	withColons              bool
 	keyidFormat, trustModel string
 	output                  string

@@ -92,19 +92,8 @@ func askerOf(st *state, o *options) (*asker, error) {
 }
 
 // questionStatus is the status stream the questions (and
-// NEED_PASSPHRASE_SYM) go to. A --status-file is appended to: the
-// command has created it already.
-func questionStatus(st *state, o *options) (*statusWriter, error) {
-	if o.statusFile == "" {
-		return openStatus(st, o)
-	}
-	f, err := os.OpenFile(o.statusFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("--status-file: %w", err)
-	}
-	st.onCleanup(func() { f.Close() })
-	return &statusWriter{w: st.watch(f, "--status-file")}, nil
-}
+// NEED_PASSPHRASE_SYM) go to: the command's own.
+func questionStatus(st *state, o *options) (*statusWriter, error) { return openStatus(st, o) }
 
 // errCommandEOF: the command fd ended before it answered.
 var errCommandEOF = errors.New("the command fd ended before answering")
