@@ -1,29 +1,17 @@
 package packet
 
-// S2K describes an SKESK's string-to-key specifier (RFC 9580 §3.7): its
-// type (0 simple, 1 salted, 3 iterated and salted, 4 Argon2), its hash
-// (0 for Argon2) and its salt (8 octets, 16 for Argon2; none for simple).
+// S2K is S2KType with the specifier's salt (RFC 9580 §3.7: 8 octets, 16
+// for Argon2; none for simple S2K).
 // gpg names a message's passphrase in gpg-agent's cache by this salt and
 // reports type and hash in NEED_PASSPHRASE_SYM.
 func (s *SKESK) S2K() (mode, hash byte, salt []byte) {
+	mode, hash = s.S2KType()
 	spec := s.s2k()
-	if len(spec) < 1 {
-		return 0, 0, nil
-	}
-	mode = spec[0]
-	switch mode {
-	case 0:
-		if len(spec) >= 2 {
-			hash = spec[1]
-		}
-	case 1, 3:
-		if len(spec) >= 10 {
-			hash, salt = spec[1], spec[2:10:10]
-		}
-	case 4:
-		if len(spec) >= 17 {
-			salt = spec[1:17:17]
-		}
+	switch {
+	case (mode == 1 || mode == 3) && len(spec) >= 10:
+		salt = spec[2:10:10]
+	case mode == 4 && len(spec) >= 17:
+		salt = spec[1:17:17]
 	}
 	return mode, hash, salt
 }

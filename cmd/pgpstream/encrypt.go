@@ -34,14 +34,14 @@ func cmdEncrypt(st *state, o *options) error {
 		opt.Recipients = append(opt.Recipients, filter.Recipient{Pub: r.rc.Pub, Hidden: r.hidden})
 		st.infof("encrypting to %X (%s)", r.rc.Pub.Fingerprint, r.rc.Key.PrimaryUserID())
 	}
+	// The format first: NEED_PASSPHRASE_SYM, before the passphrase is
+	// asked, names the S2K it uses.
+	if err := chooseFormat(st, o, &opt, recipients); err != nil {
+		return err
+	}
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
-		// gpg's NEED_PASSPHRASE_SYM names the S2K pgpstream writes:
-		// iterated and salted SHA-256 (v4), Argon2 (v6; prompt.go).
-		mode, hash := byte(3), byte(packet.HashSHA256)
-		if o.forceSEIPDv2 {
-			mode, hash = 4, 0
-		}
+		mode, hash := newSymmetricS2K(opt)
 		pass, err := pp.symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
 		if err != nil {
 			if errors.Is(err, errNoPassphrase) {
@@ -58,10 +58,6 @@ func cmdEncrypt(st *state, o *options) error {
 		if opt.Signers, err = signersFor(st, o, pp); err != nil {
 			return err
 		}
-	}
-
-	if err := chooseFormat(st, o, &opt, recipients); err != nil {
-		return err
 	}
 
 	in, inName, closeIn, err := openInput(st, o)

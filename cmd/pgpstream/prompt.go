@@ -482,8 +482,9 @@ func (p *passphrases) unlockKey(priv *gcpacket.PrivateKey, desc string, unlock f
 	}
 }
 
-// symmetric gets a message's passphrase: NEED_PASSPHRASE_SYM <cipher>
-// <s2k mode> <s2k hash> first, as gpg writes it whatever the source; then
+// symmetric gets a message's passphrase: for a new message,
+// NEED_PASSPHRASE_SYM <cipher> <s2k mode> <s2k hash> first, as gpg writes
+// it whatever the source; then
 // the given passphrase, or the agent's cache under the S2K salt, or
 // asked (typed twice when confirm: a new message's).
 func (p *passphrases) symmetric(desc string, cipher packet.CipherAlgo, mode, hash byte, salt []byte, confirm bool) ([]byte, error) {
@@ -491,7 +492,11 @@ func (p *passphrases) symmetric(desc string, cipher packet.CipherAlgo, mode, has
 	if err != nil {
 		return nil, err
 	}
-	a.status.line("NEED_PASSPHRASE_SYM", int(cipher), int(mode), int(hash))
+	if confirm {
+		// A new message's; a read one's is written as its SKESK is
+		// read (decryptStatus.skeskRead).
+		a.status.line("NEED_PASSPHRASE_SYM", int(cipher), int(mode), int(hash))
+	}
 	if p.fixed() {
 		return p.getFor(desc, confirm)
 	}
