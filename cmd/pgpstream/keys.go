@@ -392,6 +392,7 @@ func agentOptions(st *state, o *options) keyring.AgentOptions {
 	return keyring.AgentOptions{
 		PinentryMode: o.pinentryMode,
 		Passphrase: func(desc string) ([]byte, error) {
+			agentKeyHint(st, o, agentPrompt(desc)) // prompt.go
 			return pp.getFor(agentPrompt(desc), false)
 		},
 	}
