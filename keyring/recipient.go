@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
@@ -325,4 +326,48 @@ func Unlock(priv *packet.PrivateKey, passphrase []byte) error {
 		return fmt.Errorf("keyring: unlocking key %X: %w (%v)", priv.Fingerprint, ErrBadPassphrase, err)
 	}
 	return nil
+}
+
+// KeyID is the ID of the (sub)key a message is encrypted to: gpg names a
+// recipient by it in its messages about the recipient's validity.
+func (rc Recipient) KeyID() string { return fmt.Sprintf("%016X", rc.Pub.KeyId) }
+
+// Summary is what gpg shows of a recipient before asking whether to use a
+// key it cannot vouch for: the encryption key's line (algorithm, key ID,
+// creation day, primary user ID), then the primary key's fingerprint and
+// the subkey's, grouped as gpg groups them.
+func (rc Recipient) Summary() string {
+	typ := "sub"
+	if rc.Pub.KeyId == rc.Key.KeyID() {
+		typ = "pub"
+	}
+	algo, _ := algoName(rc.Pub)
+	s := fmt.Sprintf("%s  %s/%s %s %s\n", typ, algo, rc.KeyID(), day(rc.Pub.CreationTime), rc.Key.PrimaryUserID())
+	s += " Primary key fingerprint: " + groupedFingerprint(rc.Key.ent.PrimaryKey.Fingerprint) + "\n"
+	if typ == "sub" {
+		s += "      Subkey fingerprint: " + groupedFingerprint(rc.Pub.Fingerprint) + "\n"
+	}
+	return s
+}
+
+// groupedFingerprint spells a v4 fingerprint as gpg prints it for people:
+// ten groups of four hex digits, two spaces in the middle. A longer (v6)
+// fingerprint is printed whole.
+func groupedFingerprint(fpr []byte) string {
+	h := fmt.Sprintf("%X", fpr)
+	if len(h) != 40 {
+		return h
+	}
+	var b strings.Builder
+	for i := 0; i < len(h); i += 4 {
+		switch i {
+		case 0:
+		case 20:
+			b.WriteString("  ")
+		default:
+			b.WriteByte(' ')
+		}
+		b.WriteString(h[i : i+4])
+	}
+	return b.String()
 }

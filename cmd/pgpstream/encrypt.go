@@ -134,7 +134,10 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 		ring, err = openRing(st, o)
 		return err
 	}
-	add := func(spec string, hidden bool) error {
+	// checked is false for the keys gpg uses without asking about their
+	// validity: --encrypt-to, --hidden-encrypt-to, --default-recipient
+	// and --default-recipient-self.
+	add := func(spec string, hidden, checked bool) error {
 		if err := open(); err != nil {
 			return err
 		}
@@ -159,10 +162,16 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 		}
 		for _, rc := range rcs {
 			keyConsidered(status, rc.Key, time.Now(), 0)
+			if checked {
+				if err := checkRecipient(st, o, status, ring, spec, rc); err != nil {
+					return err
+				}
+			}
 			out = append(out, chosenRecipient{rc, hidden})
 		}
 		return nil
 	}
+	// -f and -F keys are taken as fully valid, as gpg takes them.
 	addFile := func(file string, hidden bool) error {
 		rcs, err := keyring.RecipientsFromFile(file)
 		if err != nil {
@@ -182,7 +191,7 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 		if err != nil {
 			return nil, err
 		}
-		if err := add(self.Fingerprint(), false); err != nil {
+		if err := add(self.Fingerprint(), false, false); err != nil {
 			return nil, err
 		}
 	}
@@ -199,7 +208,7 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			if l.file {
 				err = addFile(spec, l.hidden)
 			} else {
-				err = add(spec, l.hidden)
+				err = add(spec, l.hidden, !o.recipientsByDefault)
 			}
 			if err != nil {
 				return nil, err
@@ -210,12 +219,12 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 	// gpg: it never makes one on its own.
 	if len(out) > 0 {
 		for _, spec := range o.encryptTo {
-			if err := add(spec, false); err != nil {
+			if err := add(spec, false, false); err != nil {
 				return nil, err
 			}
 		}
 		for _, spec := range o.hiddenEncryptTo {
-			if err := add(spec, true); err != nil {
+			if err := add(spec, true, false); err != nil {
 				return nil, err
 			}
 		}

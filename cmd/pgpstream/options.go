@@ -80,6 +80,7 @@ type options struct {
 	encryptTo, hiddenEncryptTo   []string
 	noEncryptTo                  bool
 	recipientSelf                bool // --default-recipient-self with no -r: the signing default
+	recipientsByDefault          bool // recipients is --default-recipient, used as gpg does: unchecked
 	defaultRecipient             string
 	noDefaultRecipient           bool
 	throwKeyIDs                  bool
@@ -1129,6 +1130,7 @@ func (o *options) check() (err error) {
 		switch {
 		case o.defaultRecipient != "":
 			o.recipients = o.expandGroups([]string{o.defaultRecipient})
+			o.recipientsByDefault = true
 		case o.recipientSelf:
 		default:
 			return usageError{msg: "--encrypt needs at least one recipient", hints: []string{"name one with --recipient KEY or --recipient-file FILE, or use --symmetric"}}

@@ -33,6 +33,89 @@ func (s *sigReporter) trust(k *keyring.Key) (word string) {
 	return " [" + v.Word() + "]"
 }
 
+// checkRecipient applies gpg's rule to a recipient named with -r or -R:
+// under every trust model but always, a key is used when it is valid
+// (full or ultimate), and with a note when its validity is marginal. A key
+// of unknown or undefined validity, or one marked never, is refused:
+// INV_RECP 10 and FAILURE encrypt 53 (Unusable public key), the status
+// lines GPGME and Emacs read, unless the user, asked without --batch on the
+// terminal or through --command-fd, says to use it anyway. --encrypt-to,
+// --default-recipient and -f keys are not checked, as in gpg.
+func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.Ring, spec string, rc keyring.Recipient) error {
+	model := o.trustModelName()
+	if model == keyring.ModelAlways {
+		return nil
+	}
+	id := rc.KeyID()
+	v := ring.Validity(rc.Key.Fingerprint(), model)
+	switch v {
+	case keyring.TrustFully, keyring.TrustUltimate:
+		return nil
+	case keyring.TrustMarginal:
+		note(st, "%s: There is limited assurance this key belongs to the named user", id)
+		return nil
+	}
+	bad := v == keyring.TrustNever
+	if bad {
+		note(st, "%s: This key is bad!  It has been marked as untrusted!", id)
+	} else {
+		note(st, "%s: There is no assurance this key belongs to the named user", id)
+	}
+	if !o.batch {
+		text := "\n" + rc.Summary() + "\n"
+		if bad {
+			text += "This key is bad!  It has been marked as untrusted!  If you\n*really* know what you are doing, you may answer the next\nquestion with yes.\n\n"
+		} else {
+			text += "It is NOT certain that the key belongs to the person named\nin the user ID.  If you *really* know what you are doing,\nyou may answer the next question with yes.\n\n"
+		}
+		status.line("USERID_HINT", id, statusName(rc.Key.PrimaryUserID()))
+		yes, err := askBool(st, o, status, "untrusted_key.override", text, "Use this key anyway? (y/N) ")
+		if err != nil {
+			return err
+		}
+		if yes {
+			return nil
+		}
+	}
+	why := fmt.Sprintf("there is no assurance key %s belongs to %q", id, rc.Key.PrimaryUserID())
+	if bad {
+		why = fmt.Sprintf("key %s is marked as untrusted (owner trust never)", id)
+	}
+	err := fmt.Errorf("recipient %q: %w: %s", spec, keyring.ErrUnusable, why)
+	// gpg writes this code bare, without its source: FAILURE encrypt 53.
+	status.line("INV_RECP", 10, statusName(spec))
+	status.line("FAILURE", "encrypt", 53)
+	if bad {
+		return err
+	}
+	fpr := rc.Key.Fingerprint()
+	return withHints(err,
+		fmt.Sprintf("if you have checked that %s is theirs, trust it: --quick-set-ownertrust %s full, with --trust-model direct (or trust-model direct in gpg.conf)", fpr, fpr),
+		"or encrypt without asking about validity: --trust-model always (--always-trust)")
+}
+
+// statusName escapes a user ID or a name as gpg does at the end of a
+// status line: control characters and % only, spaces kept (INV_RECP 10
+// Bob <bob@example.org>).
+func statusName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c == '%' || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// note writes what gpg writes with log_info: a line on standard error
+// that --quiet does not silence.
+func note(st *state, format string, args ...any) {
+	fmt.Fprintf(st.stderr, "%s: %s\n", st.prog, fmt.Sprintf(format, args...))
+}
+
 func cmdImportOwnerTrust(st *state, o *options) error {
 	inputs := o.args
 	if len(inputs) == 0 {
