@@ -39,7 +39,7 @@ func cmdClearSign(st *state, o *options) error {
 // defaultOutput is where a command writes when --output is not given:
 // gpg's FILE plus suffix for a named input, standard output otherwise.
 func defaultOutput(o *options, inName, suffix string) string {
-	if p := o.output; p != "" || inName == "" {
+	if p := o.output; p != "" || inName == "" || isDescriptorName(inName) {
 		return p
 	}
 	return inName + suffix
