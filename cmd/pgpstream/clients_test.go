@@ -46,9 +46,7 @@ var clientScenarios = []clientScenario{
 // clientKnownFailures are the scenarios pgpstream does not pass yet, with
 // what stops it. A listed scenario that passes is an error too, so the
 // table only shrinks.
-var clientKnownFailures = map[string]string{
-	"gpgme": "CLEAR mode is --clearsign; pgpstream encrypts to a key of unknown validity, which gpg refuses without --always-trust",
-}
+var clientKnownFailures = map[string]string{}
 
 // clientProbe tells whether a client is installed: a program on PATH, or
 // a Python module for the Python bindings.
