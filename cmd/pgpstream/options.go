@@ -376,7 +376,7 @@ var baseOptions = []optDef{
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
 	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
-	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid), direct (a key is as valid as its owner trust) or always; validity is reported in TRUST_ lines and listings", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
+	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid), direct (a key is as valid as its owner trust) or always (every key is used); -r keys that are not valid are refused, as in gpg", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
 
 	// Input and output.
 	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.output })},
@@ -424,7 +424,7 @@ var baseOptions = []optDef{
 	{long: "no-secmem-warning", kind: kNoop, usage: "pgpstream prints no secure-memory warning"},
 	{long: "no-mdc-warning", kind: kNoop, usage: "data without an MDC is refused outright (see --allow-unprotected)"},
 	{long: "force-mdc", kind: kNoop, usage: "pgpstream always writes integrity-protected data (MDC or AEAD)"},
-	{long: "always-trust", cat: catKeys, usage: "--trust-model always", set: func(o *options, _ string) error { o.trustModel = "always"; return nil }},
+	{long: "always-trust", cat: catKeys, usage: "--trust-model always: encrypt to any key, whatever its validity", set: func(o *options, _ string) error { o.trustModel = "always"; return nil }},
 	{long: "fixed-list-mode", kind: kNoop, usage: "the colon listing is always in fixed-list mode (as in gpg 2.2)"},
 	{long: "with-fingerprint", cat: catKeys, usage: "list fingerprints in groups of four", set: setBool(func(o *options) *bool { return &o.listFingerprint })},
 	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
