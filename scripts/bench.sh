@@ -40,7 +40,7 @@ gpg --homedir "$work/gpg" --batch --export-secret-keys -a > "$work/sec.asc" 2>/d
 rnpkeys --homedir "$work/rnp" --import "$work/sec.asc" >/dev/null 2>&1
 
 G="gpg --homedir $work/gpg --batch --yes --trust-model always --quiet"
-P="$bin --homedir $work/pgp --batch --yes"
+P="$bin --homedir $work/pgp --batch --yes --trust-model always"
 R="rnp --homedir $work/rnp --password="
 RP="rnp --homedir $work/rnp --password=pw"
 PW="--pinentry-mode loopback --passphrase pw"

@@ -28,7 +28,7 @@ else
 fi
 echo "key:     $("$bin" --homedir "$home" --list-keys --with-colons | awk -F: '$1=="fpr"{print $10; exit}')"
 
-P="$bin --homedir $home --batch --yes"
+P="$bin --homedir $home --batch --yes --trust-model always"
 G="gpg --homedir $gpghome --batch --yes --trust-model always --quiet"
 now() { date +%s.%N; }
 bytes=$((size_mib * 1024 * 1024))
