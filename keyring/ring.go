@@ -61,6 +61,7 @@ type Ring struct {
 	model    string                // trust model for listings (see SetTrustModel)
 	gnupg    string                // the GnuPG home whose rings are read, or ""
 	agent    *agentSource          // its gpg-agent, or nil
+	gpgValid map[string]OwnerTrust // validity gpg computed, from trustdb.gpg (trust.go)
 }
 
 // Options is the policy a Ring applies to the keys it reads.

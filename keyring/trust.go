@@ -154,7 +154,11 @@ func (r *Ring) OwnerTrust(fpr string) OwnerTrust {
 }
 
 // Validity is how valid a key is under the trust model: the binding of
-// its user IDs to its owner, as gpg's TRUST_ lines and listings report it.
+// its user IDs to its owner, as gpg's TRUST_ lines and listings report it,
+// and as encryption checks it. Under ModelPGP a key is valid when it is
+// trusted ultimately, or when gpg, sharing the home, found it valid
+// through certifications (its trustdb.gpg, see gnupgValidity): that is how
+// a key gpg --lsign-key made valid stays valid here.
 func (r *Ring) Validity(fpr, model string) OwnerTrust {
 	t := r.OwnerTrust(fpr)
 	switch model {
@@ -167,8 +171,69 @@ func (r *Ring) Validity(fpr, model string) OwnerTrust {
 		if t == TrustUltimate {
 			return TrustUltimate
 		}
+		if r.gpgValid == nil {
+			r.gpgValid = gnupgValidity(filepath.Join(r.home, trustDBFile))
+		}
+		switch v := r.gpgValid[strings.ToUpper(fpr)]; v {
+		case TrustNever, TrustMarginal, TrustFully, TrustUltimate:
+			return v
+		}
 		return TrustUnknown
 	}
+}
+
+// trustDBFile is gpg's trust database in a GnuPG home.
+const trustDBFile = "trustdb.gpg"
+
+// gnupgValidity reads the validity gpg computed for each key under its
+// pgp (or classic) model, from the trust database at path; a missing or
+// unreadable file, or one built under another model, gives none.
+//
+// trustdb.gpg (GnuPG's g10/tdbio.c) is an array of 40-byte records, the
+// first byte the record type. Record 0, the version record (type 1, "gpg"
+// in bytes 1 to 3), has the trust model at byte 8: 0 classic, 1 pgp,
+// 7 tofu+pgp build validity from certifications. A trust record (type 12)
+// has a primary key's fingerprint at bytes 2 to 21 and, at bytes 26 to
+// 29, the number of its first valid record; a valid record (type 13) has
+// one user ID's RIPEMD-160 at bytes 2 to 21, its validity at byte 22 (in
+// the low bits, numbered as OwnerTrust is) and the next valid record at
+// bytes 23 to 26. A key is as valid as its most valid user ID.
+func gnupgValidity(path string) map[string]OwnerTrust {
+	m := map[string]OwnerTrust{}
+	data, err := os.ReadFile(path)
+	const recLen, typeVersion, typeTrust, typeValid = 40, 1, 12, 13
+	if err != nil || len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
+		return m
+	}
+	switch data[8] {
+	case 0, 1, 7:
+	default:
+		return m
+	}
+	n := len(data) / recLen
+	rec := func(i int) []byte { return data[i*recLen : (i+1)*recLen] }
+	for i := 1; i < n; i++ {
+		tr := rec(i)
+		if tr[0] != typeTrust {
+			continue
+		}
+		best := TrustUnknown
+		next := int(uint32(tr[26])<<24 | uint32(tr[27])<<16 | uint32(tr[28])<<8 | uint32(tr[29]))
+		for seen := 0; next > 0 && next < n && seen < n; seen++ {
+			vr := rec(next)
+			if vr[0] != typeValid {
+				break
+			}
+			if v := OwnerTrust(vr[22] & 0x0f); v <= TrustUltimate && v > best {
+				best = v
+			}
+			next = int(uint32(vr[23])<<24 | uint32(vr[24])<<16 | uint32(vr[25])<<8 | uint32(vr[26]))
+		}
+		if best != TrustUnknown {
+			m[fmt.Sprintf("%X", tr[2:22])] = best
+		}
+	}
+	return m
 }
 
 // SetTrustModel sets the trust model listings compute validity under
