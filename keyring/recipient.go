@@ -27,6 +27,9 @@ type Recipient struct {
 	// LibrePGPAEAD is set when the features subpacket has 0x02, GnuPG's
 	// OCB packet (tag 20).
 	LibrePGPAEAD bool
+	// UserID is the user ID the recipient was named by; "" when named by
+	// key ID or fingerprint. Its validity is the one gpg checks.
+	UserID string
 }
 
 // ErrNoEncryptionKey is returned (wrapped) for a key that has no usable
@@ -62,6 +65,7 @@ func (r *Ring) Recipients(spec string) ([]Recipient, error) {
 	if err != nil {
 		return nil, err
 	}
+	rc.UserID, _ = m.userID(k)
 	return []Recipient{rc}, nil
 }
 

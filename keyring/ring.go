@@ -61,7 +61,8 @@ type Ring struct {
 	model    string                // trust model for listings (see SetTrustModel)
 	gnupg    string                // the GnuPG home whose rings are read, or ""
 	agent    *agentSource          // its gpg-agent, or nil
-	gpgValid map[string]OwnerTrust // validity gpg computed, from trustdb.gpg (trust.go)
+
+	gpgValid map[string]gnupgKeyValidity // validity gpg computed, from trustdb.gpg (trust.go)
 }
 
 // Options is the policy a Ring applies to the keys it reads.
@@ -732,27 +733,33 @@ func (m matcher) matchKey(k *Key) bool {
 		}
 		return false
 	}
+	_, ok := m.userID(k)
+	return ok
+}
+
+// userID is the first of k's user IDs the pattern names, and whether
+// there is one. A key ID or fingerprint names no user ID.
+func (m matcher) userID(k *Key) (string, bool) {
+	if m.isID != 0 {
+		return "", false
+	}
 	for _, uid := range k.uids {
+		var ok bool
 		switch {
 		case m.email != "":
-			if strings.EqualFold(emailOf(uid), m.email) {
-				return true
-			}
+			ok = strings.EqualFold(emailOf(uid), m.email)
 		case m.mailSub != "":
-			if strings.Contains(strings.ToLower(emailOf(uid)), m.mailSub) {
-				return true
-			}
+			ok = strings.Contains(strings.ToLower(emailOf(uid)), m.mailSub)
 		case m.exact != "":
-			if uid == m.exact {
-				return true
-			}
+			ok = uid == m.exact
 		default:
-			if strings.Contains(strings.ToLower(uid), m.substr) {
-				return true
-			}
+			ok = strings.Contains(strings.ToLower(uid), m.substr)
+		}
+		if ok {
+			return uid, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // emailOf returns the address between the last "<" and ">" of a user ID,

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/crypto/ripemd160"
 )
 
 // OwnerTrust is how far the user trusts a key's owner to certify other
@@ -171,15 +173,46 @@ func (r *Ring) Validity(fpr, model string) OwnerTrust {
 		if t == TrustUltimate {
 			return TrustUltimate
 		}
-		if r.gpgValid == nil {
-			r.gpgValid = gnupgValidity(filepath.Join(r.home, trustDBFile))
-		}
-		switch v := r.gpgValid[strings.ToUpper(fpr)]; v {
-		case TrustNever, TrustMarginal, TrustFully, TrustUltimate:
-			return v
-		}
-		return TrustUnknown
+		return r.gnupgValid(fpr, "", false)
 	}
+}
+
+// RecipientValidity is the validity gpg checks before it encrypts to rc:
+// that of the user ID rc was named by, or, named by key ID or
+// fingerprint, the key's (see Validity). A key with two user IDs, one of
+// them certified, is valid by that one's address and not by the other's.
+func (r *Ring) RecipientValidity(rc Recipient, model string) OwnerTrust {
+	fpr := rc.Key.Fingerprint()
+	if rc.UserID == "" || model == ModelDirect || r.OwnerTrust(fpr) == TrustUltimate {
+		return r.Validity(fpr, model)
+	}
+	return r.gnupgValid(fpr, rc.UserID, true)
+}
+
+// gnupgValid is the validity gpg's trustdb.gpg gives the key with
+// fingerprint fpr: its best user ID's, or, with byUID, uid's.
+func (r *Ring) gnupgValid(fpr, uid string, byUID bool) OwnerTrust {
+	if r.gpgValid == nil {
+		r.gpgValid = gnupgValidity(filepath.Join(r.home, trustDBFile))
+	}
+	kv := r.gpgValid[strings.ToUpper(fpr)]
+	v := kv.best
+	if byUID {
+		h := ripemd160.New()
+		h.Write([]byte(uid))
+		v = kv.uids[string(h.Sum(nil))]
+	}
+	switch v {
+	case TrustNever, TrustMarginal, TrustFully, TrustUltimate:
+		return v
+	}
+	return TrustUnknown
+}
+
+// gnupgKeyValidity is what trustdb.gpg records of one key's validity.
+type gnupgKeyValidity struct {
+	best OwnerTrust            // the most valid user ID's
+	uids map[string]OwnerTrust // by RIPEMD-160 of the user ID, as gpg keys them
 }
 
 // trustDBFile is gpg's trust database in a GnuPG home.
@@ -198,8 +231,8 @@ const trustDBFile = "trustdb.gpg"
 // one user ID's RIPEMD-160 at bytes 2 to 21, its validity at byte 22 (in
 // the low bits, numbered as OwnerTrust is) and the next valid record at
 // bytes 23 to 26. A key is as valid as its most valid user ID.
-func gnupgValidity(path string) map[string]OwnerTrust {
-	m := map[string]OwnerTrust{}
+func gnupgValidity(path string) map[string]gnupgKeyValidity {
+	m := map[string]gnupgKeyValidity{}
 	data, err := os.ReadFile(path)
 	const recLen, typeVersion, typeTrust, typeValid = 40, 1, 12, 13
 	if err != nil || len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
@@ -217,20 +250,21 @@ func gnupgValidity(path string) map[string]OwnerTrust {
 		if tr[0] != typeTrust {
 			continue
 		}
-		best := TrustUnknown
+		kv := gnupgKeyValidity{uids: map[string]OwnerTrust{}}
 		next := int(uint32(tr[26])<<24 | uint32(tr[27])<<16 | uint32(tr[28])<<8 | uint32(tr[29]))
 		for seen := 0; next > 0 && next < n && seen < n; seen++ {
 			vr := rec(next)
 			if vr[0] != typeValid {
 				break
 			}
-			if v := OwnerTrust(vr[22] & 0x0f); v <= TrustUltimate && v > best {
-				best = v
+			if v := OwnerTrust(vr[22] & 0x0f); v <= TrustUltimate {
+				kv.uids[string(vr[2:22])] = v
+				kv.best = max(kv.best, v)
 			}
 			next = int(uint32(vr[23])<<24 | uint32(vr[24])<<16 | uint32(vr[25])<<8 | uint32(vr[26]))
 		}
-		if best != TrustUnknown {
-			m[fmt.Sprintf("%X", tr[2:22])] = best
+		if len(kv.uids) > 0 {
+			m[fmt.Sprintf("%X", tr[2:22])] = kv
 		}
 	}
 	return m

@@ -66,10 +66,14 @@ func TestGnuPGValidity(t *testing.T) {
 	for _, uid := range []string{"Bob <bob@example.org>", "Carol <carol@example.org>", "Dave <dave@example.org>"} {
 		gen(other, uid)
 	}
-	gpgIn(t, own, gpgIn(t, other, nil, "--export"), "--import")
-	alice, bob, carol, dave := fprOf(t, own, "alice@"), fprOf(t, own, "bob@"), fprOf(t, own, "carol@"), fprOf(t, own, "dave@")
+	gen(other, "Erin <erin@example.org>")
+	gpgIn(t, other, nil, "--quick-add-uid", fprOf(t, other, "erin@"), "Erin at Work <erin@work.example>")
+	certs := gpgIn(t, other, nil, "--export")
+	gpgIn(t, own, certs, "--import")
+	alice, bob, carol, dave, erin := fprOf(t, own, "alice@"), fprOf(t, own, "bob@"), fprOf(t, own, "carol@"), fprOf(t, own, "dave@"), fprOf(t, own, "erin@")
 	gpgIn(t, own, nil, "--quick-lsign-key", bob)
 	gpgIn(t, own, nil, "--quick-sign-key", carol)
+	gpgIn(t, own, nil, "--quick-lsign-key", erin, "Erin <erin@example.org>")
 	gpgIn(t, own, nil, "--check-trustdb")
 
 	r, err := Open(own)
@@ -89,6 +93,38 @@ func TestGnuPGValidity(t *testing.T) {
 		if got := r.Validity(c.fpr, c.model); got != c.want {
 			t.Errorf("%s: validity %v, want %v (gpg: %s)", c.name, got, c.want,
 				strings.TrimSpace(string(gpgIn(t, own, nil, "--with-colons", "--list-keys", c.fpr))))
+		}
+	}
+
+	// Erin's key is valid, by one user ID only: gpg encrypts to it by
+	// that user ID's address or by fingerprint, not by the other's.
+	if got := r.Validity(erin, ModelPGP); got != TrustFully {
+		t.Errorf("a key with one certified user ID: %v, want full", got)
+	}
+	if _, err := r.Import(bytes.NewReader(certs)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec string
+		want OwnerTrust
+	}{
+		{"erin@example.org", TrustFully},
+		{"<erin@work.example>", TrustUnknown},
+		{"Erin at Work", TrustUnknown},
+		{erin, TrustFully},
+		{"dave@example.org", TrustUnknown},
+	} {
+		rcs, err := r.Recipients(c.spec)
+		if err != nil {
+			t.Fatalf("-r %s: %v", c.spec, err)
+		}
+		if got := r.RecipientValidity(rcs[0], ModelPGP); got != c.want {
+			t.Errorf("-r %s: validity %v, want %v", c.spec, got, c.want)
+		}
+		cmd := exec.Command("gpg", "--homedir", own, "--batch", "-e", "-r", c.spec, "-o", os.DevNull)
+		cmd.Stdin = strings.NewReader("x")
+		if err := cmd.Run(); (err == nil) != (c.want == TrustFully) {
+			t.Errorf("-r %s: gpg encrypts: %v; pgpstream: %v", c.spec, err == nil, c.want == TrustFully)
 		}
 	}
 }
@@ -133,7 +169,7 @@ func TestGnuPGValidityBadFiles(t *testing.T) {
 		if err := os.WriteFile(path, c.data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got := gnupgValidity(path)[want]; got != c.want {
+		if got := gnupgValidity(path)[want].best; got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

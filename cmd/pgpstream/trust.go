@@ -47,7 +47,7 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 		return nil
 	}
 	id := rc.KeyID()
-	v := ring.Validity(rc.Key.Fingerprint(), model)
+	v := ring.RecipientValidity(rc, model)
 	switch v {
 	case keyring.TrustFully, keyring.TrustUltimate:
 		return nil
