@@ -182,11 +182,21 @@ func (r *Ring) Validity(fpr, model string) OwnerTrust {
 // fingerprint, the key's (see Validity). A key with two user IDs, one of
 // them certified, is valid by that one's address and not by the other's.
 func (r *Ring) RecipientValidity(rc Recipient, model string) OwnerTrust {
-	fpr := rc.Key.Fingerprint()
-	if rc.UserID == "" || model == ModelDirect || r.OwnerTrust(fpr) == TrustUltimate {
+	if rc.UserID == "" {
+		return r.Validity(rc.Key.Fingerprint(), model)
+	}
+	return r.UserIDValidity(rc.Key.Fingerprint(), rc.UserID, model)
+}
+
+// UserIDValidity is the validity of one user ID of the key with
+// fingerprint fpr, which gpg lists after it ([ full ]): under ModelPGP
+// the key's owner trust if ultimate, else what trustdb.gpg records for
+// that user ID; under ModelDirect the key's validity, the same for all.
+func (r *Ring) UserIDValidity(fpr, uid, model string) OwnerTrust {
+	if model == ModelDirect || r.OwnerTrust(fpr) == TrustUltimate {
 		return r.Validity(fpr, model)
 	}
-	return r.gnupgValid(fpr, rc.UserID, true)
+	return r.gnupgValid(fpr, uid, true)
 }
 
 // gnupgValid is the validity gpg's trustdb.gpg gives the key with
