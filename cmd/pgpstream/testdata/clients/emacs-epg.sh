@@ -1,9 +1,16 @@
 # Emacs EPG (epg.el, what EasyPG and Gnus use): list keys, encrypt and
-# decrypt a string, sign and verify it (normal, detached, clear).
+# decrypt a string, sign and verify it (normal, detached, clear), and
+# encrypt to a key of unknown validity: asked about (GET_BOOL on the
+# command fd), used on yes, refused on no.
 . "$CLIENTS/lib.sh"
 genkey 'Alice <alice@example.org>'
+mkdir -m700 "$HOME/bob"
+GNUPGHOME="$HOME/bob" genkey 'Bob <bob@example.org>'
+GNUPGHOME="$HOME/bob" gpg --batch --armor --export bob@example.org >bob.asc
+gpg --batch --import bob.asc
 cat >epg-test.el <<'EL'
 (require 'epg)
+(require 'cl-lib)
 (setq epg-gpg-program (getenv "GPG")
       epg-gpg-home-directory (getenv "GNUPGHOME"))
 (let* ((conf (epg-find-configuration 'OpenPGP 'no-cache)))
@@ -42,7 +49,26 @@ cat >epg-test.el <<'EL'
   (let ((both (epg-encrypt-string ctx "signed and sealed\n" keys t)))
     (unless (equal (epg-decrypt-string ctx both) "signed and sealed\n") (error "sign+encrypt"))
     (unless (eq (epg-signature-status (car (epg-context-result-for ctx 'verify))) 'good)
-      (error "sign+encrypt verify: %S" (epg-context-result-for ctx 'verify)))))
+      (error "sign+encrypt verify: %S" (epg-context-result-for ctx 'verify))))
+  ;; Bob's key is of unknown validity: gpg asks (GET_BOOL
+  ;; untrusted_key.override on the command fd) and EPG asks the user,
+  ;; whose answer decides.
+  (let ((bob (epg-list-keys ctx "bob@example.org"))
+        (asked 0))
+    (setf (epg-context-signers ctx) nil)
+    (cl-letf (((symbol-function 'epg--prompt-GET_BOOL-untrusted_key.override)
+               (lambda (_c _s) (setq asked (1+ asked)) t)))
+      (let ((cipher (epg-encrypt-string ctx "to bob\n" bob)))
+        (unless (= asked 1) (error "asked %d times about Bob's key" asked))
+        (unless (> (length cipher) 100) (error "to bob: %S" cipher))))
+    (cl-letf (((symbol-function 'epg--prompt-GET_BOOL-untrusted_key.override)
+               (lambda (_c _s) nil)))
+      (condition-case err
+          (progn (epg-encrypt-string ctx "to bob\n" bob)
+                 (error "encrypted to Bob though the answer was no"))
+        (epg-error
+         (unless (string-match-p "key not trusted" (format "%S" err)) (error "refused: %S" err))
+         (message "refused: %S" err))))))
 (message "ok")
 EL
 emacs --batch -Q -l epg-test.el
