@@ -44,6 +44,17 @@ r = g2.import_keys(armored)
 assert r.count == 1 and r.unchanged == 1, (r.count, r.unchanged, r.stderr)
 k2 = g2.list_keys()[0]
 assert k2["fingerprint"] == fpr and k2["trust"] in ("-", "o", "q"), k2
+# There the key is of unknown validity: encrypting to it needs
+# always_trust, or trust given with trust_keys (--import-ownertrust).
+e = g2.encrypt("x", fpr)
+assert not e.ok and e.status == "invalid recipient", (e.status, e.stderr)
+e = g2.encrypt("x", fpr, always_trust=True)
+assert e.ok, (e.status, e.stderr)
+g2.trust_keys(fpr, "TRUST_ULTIMATE")
+assert g2.list_keys()[0]["ownertrust"] == "u", g2.list_keys()[0]
+e = g2.encrypt("x", fpr)
+assert e.ok, (e.status, e.stderr)
+g2.trust_keys(fpr, "TRUST_UNDEFINED")
 r = g2.import_keys(secret)
 assert r.sec_read == 1 and r.sec_imported == 1, (r.sec_read, r.sec_imported, r.stderr)
 assert [x["fingerprint"] for x in g2.list_keys(True)] == [fpr]
