@@ -203,7 +203,10 @@ func (r *Ring) UserIDValidity(fpr, uid, model string) OwnerTrust {
 // fingerprint fpr: its best user ID's, or, with byUID, uid's.
 func (r *Ring) gnupgValid(fpr, uid string, byUID bool) OwnerTrust {
 	if r.gpgValid == nil {
-		r.gpgValid = gnupgValidity(filepath.Join(r.home, trustDBFile))
+		r.gpgValid = map[string]gnupgKeyValidity{}
+		if r.gnupg != "" {
+			r.gpgValid = gnupgValidity(filepath.Join(r.gnupg, trustDBName))
+		}
 	}
 	kv := r.gpgValid[strings.ToUpper(fpr)]
 	v := kv.best
@@ -224,9 +227,6 @@ type gnupgKeyValidity struct {
 	best OwnerTrust            // the most valid user ID's
 	uids map[string]OwnerTrust // by RIPEMD-160 of the user ID, as gpg keys them
 }
-
-// trustDBFile is gpg's trust database in a GnuPG home.
-const trustDBFile = "trustdb.gpg"
 
 // gnupgValidity reads the validity gpg computed for each key under its
 // pgp (or classic) model, from the trust database at path; a missing or
