@@ -68,7 +68,7 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 		} else {
 			text += "It is NOT certain that the key belongs to the person named\nin the user ID.  If you *really* know what you are doing,\nyou may answer the next question with yes.\n\n"
 		}
-		status.line("USERID_HINT", id, statusName(rc.Key.PrimaryUserID()))
+		status.line("USERID_HINT", id, statusText(rc.Key.PrimaryUserID()))
 		yes, err := askBool(st, o, status, "untrusted_key.override", text, "Use this key anyway? (y/N) ")
 		if err != nil {
 			return err
@@ -83,8 +83,8 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 	}
 	err := fmt.Errorf("recipient %q: %w: %s", spec, keyring.ErrUnusable, why)
 	// gpg writes this code bare, without its source: FAILURE encrypt 53.
-	status.line("INV_RECP", 10, statusName(spec))
-	status.line("FAILURE", "encrypt", 53)
+	status.line("INV_RECP", 10, statusText(spec))
+	status.failureCode("encrypt", 53)
 	if bad {
 		return err
 	}
@@ -92,22 +92,6 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 	return withHints(err,
 		fmt.Sprintf("if you have checked that %s is theirs, trust it: --quick-set-ownertrust %s full, with --trust-model direct (or trust-model direct in gpg.conf)", fpr, fpr),
 		"or encrypt without asking about validity: --trust-model always (--always-trust)")
-}
-
-// statusName escapes a user ID or a name as gpg does at the end of a
-// status line: control characters and % only, spaces kept (INV_RECP 10
-// Bob <bob@example.org>).
-func statusName(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < ' ' || c == '%' || c == 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // note writes what gpg writes with log_info: a line on standard error
