@@ -133,6 +133,9 @@ var statusCases = []statusCase{
 	{name: "encrypt-unknown", args: []string{"-e", "-r", "nobody", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-expired", args: []string{"-e", "-r", "dave", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-revoked", args: []string{"-e", "-r", "erin", "-o", "/dev/null", statusFile("data.txt")}},
+	// frank's key is of unknown validity (no owner trust): refused.
+	{name: "encrypt-untrusted", args: []string{"-e", "-r", "frank", "-o", "/dev/null", statusFile("data.txt")}},
+	{name: "encrypt-untrusted-always", args: []string{"--trust-model", "always", "-e", "-r", "frank", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-two", args: []string{"-e", "-r", "bob", "-r", "alice", "-o", "/dev/null", statusFile("data.txt")},
 		known: []knownDiff{{gpg: "[GNUPG:] KEY_CONSIDERED " + bobFpr + " 0", pgp: "[GNUPG:] KEY_CONSIDERED " + bobFpr + " 0",
 			why: "the same line in another place: gpg takes the -r options last first, pgpstream in command-line order"}}},
