@@ -69,7 +69,7 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 			text += "It is NOT certain that the key belongs to the person named\nin the user ID.  If you *really* know what you are doing,\nyou may answer the next question with yes.\n\n"
 		}
 		status.line("USERID_HINT", id, statusText(rc.Key.PrimaryUserID()))
-		yes, err := askBool(st, o, status, "untrusted_key.override", text, "Use this key anyway? (y/N) ")
+		yes, err := askBool(st, o, "untrusted_key.override", text, "Use this key anyway? (y/N) ")
 		if err != nil {
 			return err
 		}
