@@ -33,8 +33,11 @@ func (d *decryptor) seipdV2(body *packet.Body, s packet.SEIPD) error {
 	if s.AEAD.NonceSize() == 0 || s.Cipher.BlockSize() != 16 {
 		return &packet.UnsupportedError{Packet: "SEIPD", Offset: s.Offset, What: fmt.Sprintf("version 2 with %v and %v", s.Cipher, s.AEAD)}
 	}
-	key, _, info, err := d.sessionKey(true)
+	key, c, info, err := d.sessionKey(true)
 	if err != nil {
+		return err
+	}
+	if err := checkGivenCipher(info, c, s.Cipher); err != nil {
 		return err
 	}
 	if len(key) != s.Cipher.KeySize() {
@@ -47,7 +50,7 @@ func (d *decryptor) seipdV2(body *packet.Body, s packet.SEIPD) error {
 		return err
 	}
 	info.Format, info.AEAD, info.Cipher = SEIPDv2, s.AEAD, s.Cipher
-	d.begin(info)
+	d.begin(info, key)
 	return d.insideAEAD(body, suite)
 }
 
@@ -57,8 +60,11 @@ func (d *decryptor) aead(body *packet.Body, h packet.Header) error {
 	if err != nil {
 		return err
 	}
-	key, _, info, err := d.sessionKey(false)
+	key, c, info, err := d.sessionKey(false)
 	if err != nil {
+		return err
+	}
+	if err := checkGivenCipher(info, c, a.Cipher); err != nil {
 		return err
 	}
 	// The cipher is the packet's; the PKESK's or SKESK's cipher octet is
@@ -67,7 +73,7 @@ func (d *decryptor) aead(body *packet.Body, h packet.Header) error {
 		return ErrAuthentication
 	}
 	info.Format, info.AEAD, info.Cipher = AEADv1, a.AEAD, a.Cipher
-	d.begin(info)
+	d.begin(info, key)
 	return d.insideAEAD(body, newAEADDataSuite(a, key))
 }
 
@@ -127,4 +133,14 @@ func newAEADWriter(out io.Writer, opt EncryptOptions, key []byte) (io.WriteClose
 		return nil, err
 	}
 	return newChunkWriter(pw, suite, opt.Threads)
+}
+
+// checkGivenCipher refuses a given session key whose cipher is not the
+// AEAD packet's: that cipher is the packet's, and a key for another one
+// is a mistake worth naming (0, no cipher given, takes the packet's).
+func checkGivenCipher(info SessionKeyInfo, given, data packet.CipherAlgo) error {
+	if info.Given && given != 0 && given != data {
+		return fmt.Errorf("the given session key is for %v; the message is encrypted with %v", given, data)
+	}
+	return nil
 }

@@ -50,6 +50,18 @@ type DecryptOptions struct {
 	// AllowWeakDigests checks SHA-1 signatures made after SHA1Cutoff
 	// instead of refusing them (gpg's --allow-weak-digest-algos).
 	AllowWeakDigests bool
+	// SessionKey, when set, is the session key to decrypt with (gpg's
+	// --override-session-key): no PKESK or SKESK is opened. The
+	// authentication rules are the same as for a recovered key.
+	SessionKey *GivenSessionKey
+}
+
+// GivenSessionKey is a session key given from outside the message.
+type GivenSessionKey struct {
+	// Cipher is the cipher of SEIPD v1 and SED data. The AEAD packets
+	// name their own; a given Cipher must then match it.
+	Cipher packet.CipherAlgo
+	Key    []byte
 }
 
 // MaxNesting bounds how deep packets may nest (compressed inside
@@ -81,6 +93,10 @@ type SessionKeyInfo struct {
 	PKESK *packet.PKESK
 	Key   *gcpacket.PrivateKey
 	SKESK *packet.SKESK
+	// Given is set when the key was DecryptOptions.SessionKey.
+	Given bool
+	// SessionKey is the session key itself (gpg's --show-session-key).
+	SessionKey []byte
 }
 
 // Mode names the encryption as a person reads it: "SEIPD v1",
@@ -103,6 +119,8 @@ func (s SessionKeyInfo) From() string {
 		return fmt.Sprintf("PKESK v%d to %016X", s.PKESK.Version, s.Key.KeyId)
 	case s.SKESK != nil:
 		return fmt.Sprintf("SKESK v%d", s.SKESK.Version)
+	case s.Given:
+		return "the given session key"
 	}
 	return "nowhere"
 }
@@ -218,8 +236,10 @@ func (d *decryptor) warn(w Warning) {
 	}
 }
 
-// begin records how the message is encrypted and announces it.
-func (d *decryptor) begin(s SessionKeyInfo) {
+// begin records how the message is encrypted, and with which key, and
+// announces it.
+func (d *decryptor) begin(s SessionKeyInfo, key []byte) {
+	s.SessionKey = key
 	d.res.Encrypted, d.res.SessionKeyInfo = true, s
 	d.opt.Events.SessionKey(s)
 }
@@ -321,7 +341,7 @@ func (d *decryptor) seipd(body *packet.Body, h packet.Header) error {
 			return err
 		}
 		info.Format, info.Cipher = SEIPDv1, c
-		d.begin(info)
+		d.begin(info, key)
 		m, err := NewMDCReader(body, c, key)
 		if err != nil {
 			return err

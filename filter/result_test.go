@@ -2,9 +2,13 @@ package filter
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pgpstream/pgpstream/packet"
@@ -47,7 +51,7 @@ func TestResultTyped(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
-		if len(ev.keys) != 1 || ev.keys[0] != res.SessionKeyInfo {
+		if len(ev.keys) != 1 || !reflect.DeepEqual(ev.keys[0], res.SessionKeyInfo) {
 			t.Fatalf("%s: events %+v, result %+v", c.file, ev.keys, res.SessionKeyInfo)
 		}
 		s := res.SessionKeyInfo
@@ -66,6 +70,41 @@ func TestResultTyped(t *testing.T) {
 		}
 		if len(ev.warnings) != 0 {
 			t.Errorf("%s: warnings %v", c.file, ev.warnings)
+		}
+		checkGivenSessionKey(t, c.file, ct, res)
+	}
+}
+
+// checkGivenSessionKey decrypts ct again with the session key res
+// recorded and no other key, then with that key altered.
+func checkGivenSessionKey(t *testing.T, name string, ct []byte, res *Result) {
+	t.Helper()
+	if len(res.SessionKey) != res.Cipher.KeySize() {
+		t.Fatalf("%s: session key of %d octets for %v", name, len(res.SessionKey), res.Cipher)
+	}
+	var plain bytes.Buffer
+	given := &GivenSessionKey{Cipher: res.Cipher, Key: res.SessionKey}
+	res2, err := Decrypt(bytes.NewReader(ct), &plain, DecryptOptions{SessionKey: given})
+	if err != nil {
+		t.Fatalf("%s: with the given session key: %v", name, err)
+	}
+	if !res2.Given || res2.From() != "the given session key" || res2.Bytes != res.Bytes || plain.Len() == 0 {
+		t.Errorf("%s: given: %+v", name, res2.SessionKeyInfo)
+	}
+	wrong := append([]byte(nil), res.SessionKey...)
+	wrong[0] ^= 1
+	_, err = Decrypt(bytes.NewReader(ct), io.Discard, DecryptOptions{SessionKey: &GivenSessionKey{Cipher: res.Cipher, Key: wrong}})
+	if !errors.Is(err, ErrAuthentication) {
+		t.Errorf("%s: a wrong given key: %v, want ErrAuthentication", name, err)
+	}
+	if res.Format == AEADv1 || res.Format == SEIPDv2 {
+		other := packet.CipherAES128
+		if res.Cipher == other {
+			other = packet.CipherAES256
+		}
+		_, err = Decrypt(bytes.NewReader(ct), io.Discard, DecryptOptions{SessionKey: &GivenSessionKey{Cipher: other, Key: res.SessionKey}})
+		if err == nil || !strings.Contains(err.Error(), "the given session key is for") {
+			t.Errorf("%s: a key for another cipher: %v", name, err)
 		}
 	}
 }

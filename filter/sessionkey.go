@@ -81,6 +81,17 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyIn
 		refused = true
 		return false
 	}
+	if g := d.opt.SessionKey; g != nil {
+		if !v2 && d.accept != nil && g.Cipher.KeySize() != len(g.Key) {
+			return nil, 0, SessionKeyInfo{}, fmt.Errorf("the given session key has %d octets; %v takes %d", len(g.Key), g.Cipher, g.Cipher.KeySize())
+		}
+		if !accept(g.Key, g.Cipher) {
+			// As a wrong recovered key: the quick check is no
+			// oracle of its own.
+			return nil, 0, SessionKeyInfo{}, ErrAuthentication
+		}
+		return g.Key, g.Cipher, SessionKeyInfo{Given: true}, nil
+	}
 	for _, p := range d.pkesks {
 		if d.opt.Keys == nil {
 			break

@@ -24,7 +24,7 @@ func (d *decryptor) sed(body *packet.Body, h packet.Header) error {
 		return err
 	}
 	info.Format, info.Cipher = SED, c
-	d.begin(info)
+	d.begin(info, key)
 	d.opt.Events.Warning(warnUnprotected)
 	r, err := newSEDReader(body, c, key)
 	if err != nil {
