@@ -106,7 +106,7 @@ func TestListPacketsMatchesGnuPG(t *testing.T) {
 	for name, w := range want {
 		t.Run(name, func(t *testing.T) {
 			var key []byte
-			got, err := listVector(t, name, ListOptions{Keys: keys, SessionKey: func(_ packet.CipherAlgo, k []byte) { key = k }})
+			got, err := listVector(t, name, ListOptions{Keys: keys, SessionKey: func(_ packet.CipherAlgo, _ packet.AEADAlgo, k []byte) { key = k }})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -74,7 +74,7 @@ type ListOptions struct {
 	Keys filter.Keys
 	// SessionKey, when set, is told the session key once it is known
 	// (gpg's --show-session-key).
-	SessionKey func(c packet.CipherAlgo, key []byte)
+	SessionKey func(c packet.CipherAlgo, aead packet.AEADAlgo, key []byte)
 	// Packet is called for each packet as it is listed.
 	Packet func(*Packet)
 	// MaxDecompressed bounds what compressed packets may inflate to (0: none).
@@ -381,7 +381,7 @@ func (l *lister) encrypted(p *Packet, h packet.Header, body *packet.Body, bodyOf
 			return err
 		}
 		if l.opt.SessionKey != nil {
-			l.opt.SessionKey(a.Cipher, key)
+			l.opt.SessionKey(a.Cipher, a.AEAD, key)
 		}
 		r, err := filter.OpenAEADData(body, a, key, 0)
 		if err != nil {
@@ -422,7 +422,7 @@ func (l *lister) encrypted(p *Packet, h packet.Header, body *packet.Body, bodyOf
 			return err
 		}
 		if l.opt.SessionKey != nil {
-			l.opt.SessionKey(sp.Cipher, key)
+			l.opt.SessionKey(sp.Cipher, sp.AEAD, key)
 		}
 		r, err := filter.OpenSEIPDv2(body, sp, key, 0)
 		if err != nil {
@@ -445,7 +445,7 @@ func (l *lister) encrypted(p *Packet, h packet.Header, body *packet.Body, bodyOf
 		return nil
 	}
 	if l.opt.SessionKey != nil {
-		l.opt.SessionKey(c, key)
+		l.opt.SessionKey(c, 0, key)
 	}
 	body.Consume(1)
 	m, err := filter.NewMDCReader(body, c, key)

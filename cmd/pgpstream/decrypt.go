@@ -31,6 +31,11 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
 	}
+	given, err := givenSessionKey(st, o)
+	if err != nil {
+		return err
+	}
+	ds.given = given != nil
 	ring, err := openRing(st, o)
 	if err != nil {
 		return err
@@ -58,9 +63,10 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		Signers:           signers,
 		LegacyLiteralHash: o.legacyLiteralHash,
 		AllowWeakDigests:  o.allowWeakDigests,
-		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk},
+		SessionKey:        given,
+		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey},
 	})
-	if errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication) {
+	if given == nil && (errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication)) {
 		// gpg clears a cached passphrase that failed (a wrong one
 		// fails the quick check as often as not: ErrAuthentication).
 		rk.pass.forgetSymmetric()
@@ -93,6 +99,7 @@ type decryptEvents struct {
 	sigs   *sigReporter
 	out    *output
 	keys   *ringKeys
+	show   bool // --show-session-key
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
@@ -105,6 +112,9 @@ func (e *decryptEvents) SKESK(s *packet.SKESK) {
 func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
 	e.st.infof("session key from %s; %v, %s", s.From(), s.Cipher, s.Mode())
 	e.status.sessionKey(s)
+	if e.show {
+		showSessionKey(e.st, e.status.s, s)
+	}
 	if s.Format.ReleasesAuthenticated() && e.out != nil {
 		// Each chunk is authenticated before it is released: nothing
 		// to hold back, and the memory stays with the chunks.

@@ -196,8 +196,8 @@ func cmdListPackets(st *state, o *options) error {
 		},
 	}
 	if a.showSessionKey {
-		opt.SessionKey = func(ca packet.CipherAlgo, key []byte) {
-			fmt.Fprintf(st.stderr, "pgpstream: session key: '%d:%X'\n", ca, key)
+		opt.SessionKey = func(ca packet.CipherAlgo, aead packet.AEADAlgo, key []byte) {
+			fmt.Fprintf(st.stderr, "%s: session key: '%s'\n", st.prog, sessionKeyString(ca, aead, key))
 		}
 	}
 	var rep *recipientReport

@@ -115,6 +115,8 @@ type options struct {
 	listSigs, checkSigs                         bool
 	importOptions                               []string
 	showSessionKey, json                        bool
+	overrideSessionKey                          string // --override-session-key
+	overrideSessionKeyFd                        int    // --override-session-key-fd; -1: none
 
 	homedir       string // --homedir as given
 	home          string // the home in use (see resolveHome)
@@ -431,7 +433,9 @@ var baseOptions = []optDef{
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
 	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them", set: addString(func(o *options) *[]string { return &o.importOptions })},
-	{long: "show-session-key", cat: catKeys, usage: "--list-packets prints the session key as ALGO:HEX on standard error", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
+	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
+	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
+	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
 	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
@@ -706,7 +710,7 @@ func scanArgs(argv []string) (toks []token, args []string, notes []string, err e
 // options applied first and argv's over them, and check decides every
 // rule.
 func parseOptions(argv []string) (*options, error) {
-	o := &options{level: -1, passphraseFd: -1, commandFd: -1, statusFd: -1, loggerFd: -1, chunkSize: 22, keyVersion: 4,
+	o := &options{level: -1, passphraseFd: -1, commandFd: -1, overrideSessionKeyFd: -1, statusFd: -1, loggerFd: -1, chunkSize: 22, keyVersion: 4,
 		cipherName: "AES256", compressName: "none", aeadName: "OCB", profiles: map[string]string{}, seen: map[string]bool{}}
 	toks, args, notes, err := scanArgs(argv)
 	if err != nil {
@@ -1067,6 +1071,14 @@ func (o *options) check() (err error) {
 	}
 	if n > 1 {
 		return usagef("give only one of --passphrase, --passphrase-file and --passphrase-fd")
+	}
+	if o.overrideSessionKey != "" {
+		if o.overrideSessionKeyFd >= 0 {
+			return usagef("give --override-session-key or --override-session-key-fd, not both")
+		}
+		if _, err := parseSessionKey(o.overrideSessionKey); err != nil {
+			return err
+		}
 	}
 	switch {
 	case o.statusFd >= 0 && o.statusFile != "":

@@ -272,6 +272,7 @@ type decryptStatus struct {
 	began    bool          // BEGIN_DECRYPTION written
 	verified bool          // the integrity check passed
 	exit     func() int    // the exit code so far, for FAILURE gpg-exit
+	given    bool          // --override-session-key: no passphrase is asked for
 }
 
 func (d *decryptStatus) esk(p *packet.PKESK) {
@@ -286,7 +287,7 @@ func (d *decryptStatus) esk(p *packet.PKESK) {
 // for the first SKESK, as gpg does before it asks for the passphrase.
 func (d *decryptStatus) skeskRead(p *packet.SKESK) {
 	d.esk(nil)
-	if d.skesk != nil || p == nil {
+	if d.skesk != nil || p == nil || d.given {
 		return
 	}
 	d.skesk = p
