@@ -10,6 +10,7 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/armor"
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -48,7 +49,7 @@ type signing struct {
 
 func newSigning(signers []Signer, now time.Time) (*signing, error) {
 	if now.IsZero() {
-		now = time.Now()
+		now = clock.Now()
 	}
 	now = now.Truncate(time.Second)
 	s := &signing{signers: signers}

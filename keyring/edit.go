@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/clock"
 )
 
 // PassphraseFunc returns the passphrase of a protected secret key. It is
@@ -81,7 +83,7 @@ func newEditor(k *Key, pass PassphraseFunc) (*editor, error) {
 	if priv == nil || priv.Dummy() {
 		return nil, fmt.Errorf("keyring: key %s: the secret primary key is not in the ring: %w", k.Fingerprint(), ErrNoSecretKey)
 	}
-	ed := &editor{k: k, priv: priv, now: time.Now().Truncate(time.Second)}
+	ed := &editor{k: k, priv: priv, now: clock.Now().Truncate(time.Second)}
 	if priv.Encrypted {
 		if pass == nil {
 			return nil, fmt.Errorf("keyring: key %s is protected and no passphrase was given", k.Fingerprint())

@@ -13,6 +13,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/s2k"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/testhook"
 )
 
@@ -65,6 +66,7 @@ func genConfig(opt GenOptions) (*packet.Config, error) {
 		V6Keys:        opt.V6,
 		DefaultHash:   crypto.SHA256,
 		DefaultCipher: packet.CipherAES256,
+		Time:          clock.Now,
 	}
 	if opt.V6 {
 		// A v6 key advertises SEIPD v2 with OCB preferred. A v4 key

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"golang.org/x/crypto/ripemd160"
+
+	"github.com/pgpstream/pgpstream/clock"
 )
 
 // ListOptions choose what a key listing shows, as gpg's options do.
@@ -137,7 +139,7 @@ func (r *Ring) readKeys(rd io.Reader) ([]*Key, error) {
 }
 
 func (lc *listCtx) write(w io.Writer, keys []*Key) {
-	now := time.Now()
+	now := clock.Now()
 	for _, k := range keys {
 		secret := lc.opt.Secret
 		if lc.opt.ShowOnly {
@@ -384,7 +386,7 @@ func sigWord(t packet.SignatureType) string {
 func (lc *listCtx) sigLines(w io.Writer, k *Key, pkts []rawPacket) {
 	for _, s := range lc.sigsFor(k, pkts) {
 		exp := byte(' ')
-		if s.sig.SigExpired(time.Now()) {
+		if s.sig.SigExpired(clock.Now()) {
 			exp = 'X'
 		}
 		name := s.signer

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/pgpstream/pgpstream/clock"
 )
 
 // The JSON form of a key listing (--list-keys --json), documented in
@@ -72,7 +74,7 @@ func (k *Key) jsonKey(now time.Time) JSONKey {
 }
 
 func writeJSONKeys(w io.Writer, keys []*Key) error {
-	now := time.Now()
+	now := clock.Now()
 	out := make([]JSONKey, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, k.jsonKey(now))

@@ -11,6 +11,7 @@ import (
 	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
@@ -112,7 +113,7 @@ func RecipientsFromFile(path string) ([]Recipient, error) {
 }
 
 func (k *Key) recipient(m matcher) (Recipient, error) {
-	now := time.Now()
+	now := clock.Now()
 	var pub *packet.PublicKey
 	if m.bang {
 		p, err := k.exactEncryptionKey(m, now)

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/pgpstream/pgpstream/armor"
+	"github.com/pgpstream/pgpstream/clock"
 )
 
 // revocsDir is where Generate leaves a revocation certificate for each
@@ -45,7 +45,7 @@ func writeRevocationFile(home string, k *Key, rev []byte) error {
 	}
 	var b bytes.Buffer
 	b.WriteString("This is a revocation certificate for the OpenPGP key:\n\n")
-	k.writeHuman(&b, &listCtx{}, time.Now())
+	k.writeHuman(&b, &listCtx{}, clock.Now())
 	b.WriteString(`A revocation certificate is a kind of "kill switch" to publicly
 declare that a key shall not anymore be used.  It is not possible
 to retract such a revocation certificate once it has been published.

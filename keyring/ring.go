@@ -18,6 +18,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	"github.com/pgpstream/pgpstream/clock"
 )
 
 const (
@@ -105,6 +107,7 @@ var config = &packet.Config{
 	RejectPublicKeyAlgorithms:           map[packet.PublicKeyAlgorithm]bool{},
 	InsecureAllowAllKeyFlagsWhenMissing: true,
 	MinRSABits:                          minRSABits,
+	Time:                                clock.Now,
 }
 
 // minRSABits is the smallest RSA key pgpstream signs, verifies and
@@ -290,7 +293,7 @@ func (k *Key) refresh() error {
 			continue
 		}
 		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
-		if err != nil || id.Revoked(sig, time.Now(), config) {
+		if err != nil || id.Revoked(sig, clock.Now(), config) {
 			// A revoked user ID no longer names the key, as in gpg.
 			continue
 		}
@@ -487,7 +490,7 @@ func (k *Key) UserIDs() []string { return k.uids }
 // PrimaryUserID returns the user ID go-crypto selects as primary, or the
 // first valid one, or "".
 func (k *Key) PrimaryUserID() string {
-	if _, id := k.ent.PrimaryIdentity(time.Now(), config); id != nil {
+	if _, id := k.ent.PrimaryIdentity(clock.Now(), config); id != nil {
 		return id.Name
 	}
 	if len(k.uids) > 0 {

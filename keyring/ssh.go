@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/ecdsa"
 	"github.com/ProtonMail/go-crypto/openpgp/ed25519"
 	"github.com/ProtonMail/go-crypto/openpgp/eddsa"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/pgpstream/pgpstream/clock"
 )
 
 // ErrUnusable is returned (wrapped) for a key that exists but cannot do
@@ -33,7 +34,7 @@ func (r *Ring) ExportSSH(spec string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	now := time.Now()
+	now := clock.Now()
 	var pk *packet.PublicKey
 	if m.bang {
 		if m.matchPub(k.ent.PrimaryKey) {

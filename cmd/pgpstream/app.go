@@ -167,6 +167,7 @@ func (s *state) apply(o *options) error {
 		// The process's exit closes it.
 		s.stderr = s.watch(f, "--logger-file")
 	}
+	startClock(s, o.fakedTime)
 	for _, n := range o.notes {
 		fmt.Fprintf(s.stderr, "%s: %s\n", s.prog, n)
 	}

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -109,7 +109,7 @@ func defaultSigner(ring *keyring.Ring, o *options) (*keyring.Key, error) {
 	}
 	all, _ := ring.Select(nil, true)
 	for _, k := range all {
-		if _, err := k.SigningKey(time.Now(), nil); err == nil {
+		if _, err := k.SigningKey(clock.Now(), nil); err == nil {
 			return k, nil
 		}
 	}
@@ -161,7 +161,7 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			return withHints(fmt.Errorf("recipient %q: %w", spec, err), "list the keys you have with pgpstream --list-keys; import one with --import")
 		}
 		for _, rc := range rcs {
-			keyConsidered(status, rc.Key, time.Now(), 0)
+			keyConsidered(status, rc.Key, clock.Now(), 0)
 			if checked {
 				if err := checkRecipient(st, o, status, ring, spec, rc); err != nil {
 					return err
@@ -313,7 +313,7 @@ func isDescriptorName(name string) bool { return strings.HasPrefix(name, "/dev/f
 // literalFor is the literal packet header for an input: the file's name
 // and modification time, as gpg writes them, or now for standard input.
 func literalFor(inName string) packet.Literal {
-	l := packet.Literal{Format: 'b', Time: time.Now()}
+	l := packet.Literal{Format: 'b', Time: clock.Now()}
 	if inName != "" && !isDescriptorName(inName) {
 		l.FileName = filepath.Base(inName)
 		if fi, err := os.Stat(inName); err == nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -138,7 +139,7 @@ func parseKeyParams(name string, data []byte, echo func(string)) ([]*keyParams, 
 		case "name-comment":
 			cur.nameComment = val
 		case "expire-date", "subkey-expire-date":
-			cur.expire, err = parseExpireDate(val, time.Now())
+			cur.expire, err = parseExpireDate(val, clock.Now())
 		case "passphrase":
 			cur.passphrase, cur.hasPassphrase = []byte(val), true
 		case "handle":

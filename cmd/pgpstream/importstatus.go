@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"time"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -14,7 +14,7 @@ import (
 // second IMPORT_OK for its secret part, 17 when new and 16 when it was
 // there already, after the lines for its public part.
 func importedKeys(st *state, status *statusWriter, stats keyring.ImportStats) {
-	now := time.Now()
+	now := clock.Now()
 	for _, k := range stats.Keys {
 		considered := func() {
 			keyConsidered(status, k.Key, now, 0)

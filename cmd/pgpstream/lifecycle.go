@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -41,7 +42,7 @@ func (lc *lifeCtx) passFunc() keyring.PassphraseFunc {
 }
 
 func parseExpireArg(s string) (time.Time, error) {
-	t, err := keyring.ParseExpire(s, time.Now())
+	t, err := keyring.ParseExpire(s, clock.Now())
 	if err != nil {
 		return time.Time{}, usageError{msg: err.Error(), hints: []string{"EXPIRE is never, an ISO date (2030-01-31), seconds=N, or N with d, w, m or y"}}
 	}

@@ -115,8 +115,9 @@ type options struct {
 	listSigs, checkSigs                         bool
 	importOptions                               []string
 	showSessionKey, json                        bool
-	overrideSessionKey                          string // --override-session-key
-	overrideSessionKeyFd                        int    // --override-session-key-fd; -1: none
+	overrideSessionKey                          string    // --override-session-key
+	overrideSessionKeyFd                        int       // --override-session-key-fd; -1: none
+	fakedTime                                   fakedTime // --faked-system-time
 
 	homedir       string // --homedir as given
 	home          string // the home in use (see resolveHome)
@@ -436,6 +437,7 @@ var baseOptions = []optDef{
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
 	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
+	{long: "faked-system-time", arg: "TIME", cat: catKeys, usage: "work at TIME (seconds since 1970, or YYYYMMDDTHHMMSS in UTC) for new signatures and keys and for expiry; with ! at the end the clock stands still there", set: func(o *options, v string) (err error) { o.fakedTime, err = parseFakedTime(v); return err }},
 	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/armor"
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -27,7 +28,7 @@ import (
 // what its algorithm can, as gpg decides; RSA keys from 1024 bits are used,
 // as in the keyring.
 var keyConfig = &gcpacket.Config{RejectPublicKeyAlgorithms: map[gcpacket.PublicKeyAlgorithm]bool{},
-	InsecureAllowAllKeyFlagsWhenMissing: true, MinRSABits: 1024}
+	InsecureAllowAllKeyFlagsWhenMissing: true, MinRSABits: 1024, Time: clock.Now}
 
 // signersFor unlocks the keys named by --local-user (or the first secret
 // key in the ring) for signing with --digest-algo.
@@ -37,7 +38,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := clock.Now()
 	var keys []*keyring.Key
 	var forced [][]byte
 	specs := o.localUsers
@@ -139,7 +140,7 @@ func sigCreated(st *state, signers []filter.Signer, status *statusWriter, kind s
 	if status == nil {
 		return
 	}
-	now := time.Now()
+	now := clock.Now()
 	hashes := ""
 	for i := range signers {
 		// 2: gpg's flag for a certificate looked up to sign with,
@@ -301,7 +302,7 @@ func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpac
 			if keyID == 0 && fpr == nil {
 				continue
 			}
-			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, time.Now()) {
+			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, clock.Now()) {
 				// A revoked key's signatures are still checked, to
 				// be reported as gpg does (REVKEYSIG), never as good.
 				continue
@@ -403,7 +404,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	uid := ""
 	var primary string
 	owner := s.signers.ownerOf(r.Key)
-	now := time.Now()
+	now := clock.Now()
 	var revoked bool
 	var keyExpired time.Time
 	if owner != nil {

@@ -11,6 +11,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -210,7 +211,7 @@ func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 	if len(privs) == 0 {
 		k.missing = append(k.missing, p)
 	}
-	now := time.Now()
+	now := clock.Now()
 	for _, priv := range privs {
 		if o := k.owner(priv); o != nil {
 			keyConsidered(k.s, o, now, 0)
@@ -226,7 +227,7 @@ func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 // (gpg's list is built by prepending), each after the KEY_CONSIDERED of
 // the public key it looked up to name the recipient, when it has one.
 func (k *statusKeys) noSecKeys() {
-	now := time.Now()
+	now := clock.Now()
 	for i := len(k.missing) - 1; i >= 0; i-- {
 		p := k.missing[i]
 		if k.ring != nil && !p.Wildcard() {
@@ -416,7 +417,7 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 	case errors.Is(err, keyring.ErrUnusable):
 		reason, code = 1, 9
 		if k, lerr := ring.Lookup(spec, false); lerr == nil {
-			keyConsidered(s, k, time.Now(), 0)
+			keyConsidered(s, k, clock.Now(), 0)
 		}
 	case errors.Is(err, keyring.ErrAmbiguous):
 		reason = 2
