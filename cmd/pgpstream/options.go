@@ -470,6 +470,7 @@ var baseOptions = []optDef{
 	{long: "bzip2-compress-level", arg: "N", kind: kNoop, usage: "pgpstream writes no BZIP2"},
 	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
+	{long: "no-allow-multiple-messages", kind: kNoop, usage: "pgpstream reads one message per input; a second one is an error, as in gpg by default"},
 	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
 	{long: "no-default-recipient-self", alias: "no-default-recipient", hidden: true},
 }
