@@ -193,6 +193,9 @@ func dispatch(st *state, o *options) error {
 	if err := readPassphraseFd(st, o); err != nil {
 		return err
 	}
+	if err := readSessionKeyFd(st, o); err != nil {
+		return err
+	}
 	if fn := networkCommands[o.cmd]; fn != nil {
 		return fn(st, o)
 	}

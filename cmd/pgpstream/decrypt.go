@@ -31,7 +31,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
 	}
-	given, err := givenSessionKey(st, o)
+	given, err := givenSessionKey(o)
 	if err != nil {
 		return err
 	}

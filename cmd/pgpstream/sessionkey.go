@@ -69,27 +69,41 @@ func parseSessionKey(v string) (*filter.GivenSessionKey, error) {
 	return &filter.GivenSessionKey{Cipher: cipher, Key: key}, nil
 }
 
-// givenSessionKey returns the key of --override-session-key or
-// --override-session-key-fd (one line read from the descriptor), or nil.
-func givenSessionKey(st *state, o *options) (*filter.GivenSessionKey, error) {
-	v := o.overrideSessionKey
-	if o.overrideSessionKeyFd >= 0 {
-		fd := o.overrideSessionKeyFd
-		r := st.stdin
-		if fd != 0 {
-			f := os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
-			if f == nil {
-				return nil, fmt.Errorf("--override-session-key-fd %d: not an open file descriptor", fd)
-			}
-			r = f
+// readSessionKeyFd reads the line of --override-session-key-fd, as gpg
+// does, before the command runs and whatever the command: a descriptor
+// that is not open is an error then.
+func readSessionKeyFd(st *state, o *options) error {
+	fd := o.overrideSessionKeyFd
+	if fd < 0 {
+		return nil
+	}
+	r := st.stdin
+	if fd != 0 {
+		f := os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
+		if f == nil {
+			return fmt.Errorf("--override-session-key-fd %d: not an open file descriptor", fd)
 		}
-		b, err := readLine(r)
-		if err != nil {
-			return nil, fmt.Errorf("reading the session key from fd %d: %w", fd, err)
+		if _, err := f.Stat(); err != nil {
+			return fmt.Errorf("--override-session-key-fd %d: not an open file descriptor", fd)
 		}
-		v = string(b)
-	} else if v == "" {
+		r = f
+	}
+	b, err := readLine(r)
+	if err != nil {
+		return fmt.Errorf("reading the session key from fd %d: %w", fd, err)
+	}
+	if _, err := parseSessionKey(string(b)); err != nil {
+		return err
+	}
+	o.overrideSessionKey, o.overrideSessionKeyFd = string(b), -1
+	return nil
+}
+
+// givenSessionKey returns the key of --override-session-key (or of
+// --override-session-key-fd, read by readSessionKeyFd), or nil.
+func givenSessionKey(o *options) (*filter.GivenSessionKey, error) {
+	if o.overrideSessionKey == "" {
 		return nil, nil
 	}
-	return parseSessionKey(v)
+	return parseSessionKey(o.overrideSessionKey)
 }
