@@ -196,6 +196,13 @@ func dispatch(st *state, o *options) error {
 	if err := readSessionKeyFd(st, o); err != nil {
 		return err
 	}
+	if o.commandFd > 0 || o.commandFile != "" {
+		// As gpg, a command fd or file that cannot be read is an error
+		// before the command runs, not when its first question comes.
+		if _, err := askerOf(st, o); err != nil {
+			return err
+		}
+	}
 	if fn := networkCommands[o.cmd]; fn != nil {
 		return fn(st, o)
 	}
