@@ -750,6 +750,14 @@ func parseOptions(argv []string) (*options, error) {
 				}
 				return nil, err
 			}
+			if t.where != "" && strings.HasPrefix(o.trustModel, "tofu") {
+				// gpg.conf is shared with gpg: a TOFU model there is
+				// gpg's, and pgpstream reads it as the pgp model it
+				// includes, with a warning; on the command line it is
+				// refused in check.
+				o.confWarnings = append(o.confWarnings, fmt.Sprintf("%s: trust-model %s: pgpstream keeps no TOFU history and uses the pgp model", t.where, o.trustModel))
+				o.trustModel = "pgp"
+			}
 		}
 	}
 	o.args = args
@@ -1094,6 +1102,8 @@ func (o *options) check() (err error) {
 		return usagef("--logger-fd 0 is standard input")
 	case o.commandFd >= 0 && o.commandFile != "":
 		return usagef("give --command-fd or --command-file, not both")
+	case strings.HasPrefix(o.trustModel, "tofu"):
+		return usagef("--trust-model %s: pgpstream keeps no TOFU history; use pgp, direct or always", o.trustModel)
 	}
 	if o.progress && o.noProgress {
 		return usagef("give --progress or --no-progress, not both")

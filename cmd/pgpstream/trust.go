@@ -10,7 +10,8 @@ import (
 )
 
 // trustModelName is the trust model in use: gpg's names, with pgp for
-// classic, auto and the tofu models, which pgpstream does not keep.
+// classic and auto (the TOFU models are refused, or read as pgp from
+// gpg.conf: see parseOptions).
 func (o *options) trustModelName() string {
 	switch o.trustModel {
 	case "direct":
