@@ -750,12 +750,17 @@ func parseOptions(argv []string) (*options, error) {
 				}
 				return nil, err
 			}
-			if t.where != "" && strings.HasPrefix(o.trustModel, "tofu") {
-				// gpg.conf is shared with gpg: a TOFU model there is
-				// gpg's, and pgpstream reads it as the pgp model it
-				// includes, with a warning; on the command line it is
-				// refused in check.
-				o.confWarnings = append(o.confWarnings, fmt.Sprintf("%s: trust-model %s: pgpstream keeps no TOFU history and uses the pgp model", t.where, o.trustModel))
+			if strings.HasPrefix(o.trustModel, "tofu") {
+				// pgpstream keeps no TOFU history. The pgp model is
+				// what remains of tofu+pgp without it: every key it
+				// finds valid, gpg's tofu+pgp finds valid too, so
+				// nothing is used that gpg would refuse; it is said
+				// once, not refused, as gpg.conf is shared with gpg.
+				where := "--trust-model"
+				if t.where != "" {
+					where = t.where + ": trust-model"
+				}
+				o.confWarnings = append(o.confWarnings, fmt.Sprintf("%s %s: pgpstream keeps no TOFU history and uses the pgp model", where, o.trustModel))
 				o.trustModel = "pgp"
 			}
 		}
@@ -1102,8 +1107,6 @@ func (o *options) check() (err error) {
 		return usagef("--logger-fd 0 is standard input")
 	case o.commandFd >= 0 && o.commandFile != "":
 		return usagef("give --command-fd or --command-file, not both")
-	case strings.HasPrefix(o.trustModel, "tofu"):
-		return usagef("--trust-model %s: pgpstream keeps no TOFU history; use pgp, direct or always", o.trustModel)
 	}
 	if o.progress && o.noProgress {
 		return usagef("give --progress or --no-progress, not both")

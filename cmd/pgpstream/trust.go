@@ -10,8 +10,8 @@ import (
 )
 
 // trustModelName is the trust model in use: gpg's names, with pgp for
-// classic and auto (the TOFU models are refused, or read as pgp from
-// gpg.conf: see parseOptions).
+// classic and auto (the TOFU models are made pgp, with a warning, where
+// the options are parsed).
 func (o *options) trustModelName() string {
 	switch o.trustModel {
 	case "direct":
