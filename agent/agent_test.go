@@ -86,7 +86,7 @@ func TestAgainstGpgAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	rsaSub := exportKey(t, h, "rsa@example.org").Subkeys[0].PublicKey
-	dk, err := DecryptionKey(c, rsaSub, "")
+	dk, err := NewPrivateKey(c, rsaSub, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestSignerVerifiedByGnuPG(t *testing.T) {
 	}
 	for _, name := range []string{"rsa@example.org", "p256@example.org"} {
 		pub := exportKey(t, h, name).PrimaryKey
-		priv, err := PrivateKey(c, pub, "")
+		priv, err := NewPrivateKey(c, pub, "")
 		if err != nil {
 			t.Fatal(err)
 		}

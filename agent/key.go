@@ -130,8 +130,11 @@ func leftPad(b []byte, n int) []byte {
 // Decrypt implements crypto.Decrypter for RSA: it returns the message
 // inside the PKCS#1 v1.5 encryption block.
 func (k *Key) Decrypt(_ io.Reader, ciphertext []byte, _ crypto.DecrypterOpts) ([]byte, error) {
-	d := Decrypter{Conn: k.Conn, Grip: k.Grip, Desc: k.Desc}
-	m, err := d.Decrypt(nil, ciphertext, nil)
+	v, err := k.Conn.Decrypt(k.Grip, k.Desc, RSACiphertext(ciphertext))
+	if err != nil {
+		return nil, k.wrap(err)
+	}
+	m, err := pkcs1Message(v)
 	return m, k.wrap(err)
 }
 
