@@ -121,6 +121,11 @@ func Dial(home string) (*Conn, error) {
 			return nil, fmt.Errorf("gpg-agent at %s: %w", path, err)
 		}
 	}
+	return greet(c, path)
+}
+
+// greet reads the agent's greeting on a new connection c to path.
+func greet(c net.Conn, path string) (*Conn, error) {
 	conn := &Conn{c: c, r: bufio.NewReaderSize(c, 4*maxLine)}
 	if _, err := conn.readResponse(); err != nil {
 		c.Close()

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -31,12 +30,7 @@ func DialRunning(home string) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpg-agent at %s: %w", path, err)
 	}
-	conn := &Conn{c: c, r: bufio.NewReaderSize(c, 4*maxLine)}
-	if _, err := conn.readResponse(); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("gpg-agent at %s: greeting: %w", path, err)
-	}
-	return conn, nil
+	return greet(c, path)
 }
 
 // PassphraseRequest is one GET_PASSPHRASE (the agent protocol's "ask for

@@ -300,25 +300,13 @@ func firstLine(b []byte) []byte {
 
 // readLine reads up to a newline without reading past it, so the rest of
 // the descriptor (perhaps the message itself on standard input) is left.
+// An empty descriptor gives an empty line.
 func readLine(r io.Reader) ([]byte, error) {
-	var out []byte
-	var b [1]byte
-	for len(out) < 64<<10 {
-		n, err := r.Read(b[:])
-		if n == 1 {
-			if b[0] == '\n' {
-				break
-			}
-			out = append(out, b[0])
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	b, err := readCommandLine(r)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, nil
 	}
-	return bytes.TrimSuffix(out, []byte("\r")), nil
+	return b, err
 }
 
 // ringKeys adapts the keyring to what decryption asks for.

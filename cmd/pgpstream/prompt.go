@@ -114,8 +114,10 @@ func (a *asker) command(kind, keyword string) ([]byte, error) {
 	return line, nil
 }
 
-// readCommandLine is readLine that tells an answer from the end of the
-// descriptor: io.ErrUnexpectedEOF when not a byte came.
+// readCommandLine reads up to a newline a byte at a time, never past it
+// (what follows on the descriptor may be the message), and tells an
+// answer from the end of the descriptor: io.ErrUnexpectedEOF when not a
+// byte came. A line is at most 64 KiB; a CR before the LF is dropped.
 func readCommandLine(r io.Reader) ([]byte, error) {
 	var out []byte
 	var b [1]byte
@@ -131,7 +133,7 @@ func readCommandLine(r io.Reader) ([]byte, error) {
 			if len(out) == 0 {
 				return nil, io.ErrUnexpectedEOF
 			}
-			return out, nil
+			return bytes.TrimSuffix(out, []byte("\r")), nil
 		}
 		if err != nil {
 			return nil, err
