@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp/eddsa"
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -24,15 +23,9 @@ func (c *Conn) ListKeys() (map[keygrip.Grip]KeyInfo, error) {
 	prev := c.Status
 	defer func() { c.Status = prev }()
 	c.Status = func(kw, args string) {
-		f := strings.Fields(args)
-		if kw != "KEYINFO" || len(f) < 6 {
-			return
+		if i, ok := parseKeyInfo(kw, args); ok {
+			out[i.Grip] = i
 		}
-		g, err := keygrip.Parse(f[0])
-		if err != nil {
-			return
-		}
-		out[g] = KeyInfo{Grip: g, Type: f[1], Cached: f[4] == "1", Protected: f[5] == "P"}
 	}
 	if _, err := c.Transact("KEYINFO --list"); err != nil {
 		return nil, err

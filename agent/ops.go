@@ -57,6 +57,20 @@ type KeyInfo struct {
 	Cached    bool   // its passphrase is in the agent's cache
 }
 
+// parseKeyInfo reads a KEYINFO status line: <grip> <type> <serial>
+// <idstr> <cached> <protection> ...
+func parseKeyInfo(kw, args string) (KeyInfo, bool) {
+	f := strings.Fields(args)
+	if kw != "KEYINFO" || len(f) < 6 {
+		return KeyInfo{}, false
+	}
+	g, err := keygrip.Parse(f[0])
+	if err != nil {
+		return KeyInfo{}, false
+	}
+	return KeyInfo{Grip: g, Type: f[1], Cached: f[4] == "1", Protected: f[5] == "P"}, true
+}
+
 // KeyInfo asks the agent about the key of grip; ErrNoSecretKey if it
 // holds none.
 func (c *Conn) KeyInfo(grip keygrip.Grip) (*KeyInfo, error) {
@@ -64,12 +78,10 @@ func (c *Conn) KeyInfo(grip keygrip.Grip) (*KeyInfo, error) {
 	prev := c.Status
 	defer func() { c.Status = prev }()
 	c.Status = func(kw, args string) {
-		// KEYINFO <grip> <type> <serial> <idstr> <cached> <protection> ...
-		f := strings.Fields(args)
-		if kw != "KEYINFO" || len(f) < 6 {
-			return
+		if i, ok := parseKeyInfo(kw, args); ok {
+			i.Grip = grip
+			info = &i
 		}
-		info = &KeyInfo{Grip: grip, Type: f[1], Cached: f[4] == "1", Protected: f[5] == "P"}
 	}
 	if _, err := c.Transact("KEYINFO " + grip.String()); err != nil {
 		if e := (*Error)(nil); errors.As(err, &e) && e.Code&0xffff == codeNotFound {
