@@ -83,13 +83,7 @@ func TestClients(t *testing.T) {
 	if testing.Short() && os.Getenv("PGPSTREAM_REQUIRE_PEERS") == "" {
 		t.Skip("the client scenarios take minutes; run without -short")
 	}
-	realGPG, err := exec.LookPath("gpg")
-	if err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("gpg is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("gpg is not installed")
-	}
+	realGPG := lookTool(t, "gpg")
 	bin, err := clientBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -102,10 +96,7 @@ func TestClients(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			for _, need := range sc.needs {
 				if !clientProbe(need) {
-					if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-						t.Fatalf("%s is not installed and PGPSTREAM_REQUIRE_PEERS is set", need)
-					}
-					t.Skipf("%s is not installed", need)
+					peerMissing(t, need+" is not installed")
 				}
 			}
 			script := filepath.Join(scripts, sc.script)

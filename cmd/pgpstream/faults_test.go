@@ -424,10 +424,7 @@ func requireRoot(t *testing.T, what string) {
 	if os.Geteuid() == 0 {
 		return
 	}
-	if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-		t.Fatalf("%s needs root, and PGPSTREAM_REQUIRE_PEERS is set", what)
-	}
-	t.Skipf("%s needs root", what)
+	peerMissing(t, what+" needs root")
 }
 
 // TestFullFileSystem: ENOSPC mid-write on a 1 MiB tmpfs is a one-line
@@ -501,13 +498,7 @@ func TestNoCoreDumps(t *testing.T) {
 // decrypting (sync_file_range), not all at the end. Read from the system
 // calls, with strace.
 func TestOutputSyncedBeforeLink(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("strace is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("needs strace")
-	}
+	strace := lookTool(t, "strace")
 	f := newFaultFixture(t)
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "trace")

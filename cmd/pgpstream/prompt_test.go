@@ -572,12 +572,7 @@ const epgScript = `(require 'epg)
 // Emacs EPG drives --command-fd 0: the same script passes with gpg and
 // with pgpstream, and the callback is asked as often.
 func TestEmacsEPGLoopback(t *testing.T) {
-	if _, err := exec.LookPath("emacs"); err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("emacs is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("emacs is not installed")
-	}
+	lookTool(t, "emacs")
 	p := newPeers(t)
 	p.h.GenKey("G <g@example.org>", "ed25519", "cv25519", "kp")
 	p.gpg(t, nil, "--batch", "--trust-model", "always", "-r", "g@example.org", "-e", "-o", "g.gpg", "plain.txt")

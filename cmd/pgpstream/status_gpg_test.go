@@ -27,12 +27,7 @@ import (
 // pgpstream runs in-process as "gpg" (so its messages begin "gpg: ", as
 // they do through a gpg symlink) with a home of its own, never gpg's.
 func TestStatusAgainstGPG(t *testing.T) {
-	if _, err := exec.LookPath("gpg"); err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("gpg is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("gpg is not installed")
-	}
+	lookTool(t, "gpg")
 	gpgHome, pgpHome := statusHome(t), statusHome(t)
 	for _, args := range [][]string{
 		{"--import", statusFile("public.asc"), statusFile("secret.asc"), statusFile("frank-sec.asc")},

@@ -16,20 +16,8 @@ import (
 // anyway? (y/N)"; y encrypts, n refuses and writes nothing. What they
 // print up to the question must be the same, line for line.
 func TestUntrustedPrompt(t *testing.T) {
-	script, err := exec.LookPath("script")
-	if err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("script (util-linux) is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("script (util-linux) is not installed: no pseudo-terminal to ask on")
-	}
-	realGPG, err := exec.LookPath("gpg")
-	if err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("gpg is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("gpg is not installed")
-	}
+	script := lookTool(t, "script") // util-linux: the pseudo-terminal to ask on
+	realGPG := lookTool(t, "gpg")
 	bin, err := clientBinary()
 	if err != nil {
 		t.Fatal(err)
