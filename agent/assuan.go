@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pgpstream/pgpstream/keygrip"
 )
 
 // maxLine is Assuan's line limit, the LF included.
@@ -73,7 +75,8 @@ type Conn struct {
 	// Status is given every status line.
 	Status func(keyword, args string)
 
-	desc string // the last SETKEYDESC text, for a loopback prompt
+	desc string       // the last SETKEYDESC text, for a loopback prompt
+	grip keygrip.Grip // the key of the operation under way (see Asking)
 }
 
 // SocketPath is the agent socket of the GnuPG home dir, as gpgconf

@@ -16,6 +16,10 @@ func (c *Conn) Version() (string, error) {
 	return string(v), err
 }
 
+// Asking is the keygrip of the last key Decrypt or Sign used: during a
+// loopback inquiry, the key the passphrase is asked for.
+func (c *Conn) Asking() keygrip.Grip { return c.grip }
+
 // SetPassphrase switches the connection to the loopback pinentry: the
 // agent asks the client (INQUIRE PASSPHRASE) instead of a pinentry
 // program, and get supplies the passphrase. The agent caches what
@@ -112,6 +116,7 @@ func (c *Conn) Decrypt(grip keygrip.Grip, desc string, ciphertext []byte) ([]byt
 	if _, err := c.Transact("SETKEY " + grip.String()); err != nil {
 		return nil, err
 	}
+	c.grip = grip
 	if desc != "" {
 		if _, err := c.Transact("SETKEYDESC " + escapeArg(desc)); err != nil {
 			return nil, err
@@ -161,6 +166,7 @@ func (c *Conn) Sign(grip keygrip.Grip, desc string, hash int, digest []byte) (*S
 	if _, err := c.Transact("SIGKEY " + grip.String()); err != nil {
 		return nil, err
 	}
+	c.grip = grip
 	if desc != "" {
 		if _, err := c.Transact("SETKEYDESC " + escapeArg(desc)); err != nil {
 			return nil, err

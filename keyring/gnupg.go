@@ -52,8 +52,16 @@ type AgentOptions struct {
 	// ("" and "default" leave the agent's own).
 	PinentryMode string
 	// Passphrase answers the agent's passphrase inquiries when
-	// PinentryMode is "loopback"; desc is the agent's prompt.
-	Passphrase func(desc string) ([]byte, error)
+	// PinentryMode is "loopback".
+	Passphrase func(AgentPrompt) ([]byte, error)
+}
+
+// AgentPrompt is one passphrase inquiry of the agent: its prompt, and
+// the key it is for when the key is one of the ring's (KeyID 0 if not).
+type AgentPrompt struct {
+	Desc   string // the agent's prompt text (percent-escaped as the agent sends it)
+	KeyID  uint64 // the (sub)key's ID
+	UserID string // the certificate's primary user ID
 }
 
 // gnupgFile is one of gpg's public rings, read.
@@ -167,10 +175,11 @@ type agentSource struct {
 	err     error                          // why the agent cannot be used
 	grips   map[string]keygrip.Grip        // by fingerprint
 	privs   map[string]*packet.PrivateKey  // by fingerprint
+	prompts map[keygrip.Grip]AgentPrompt   // the key each agent key is, for its passphrase inquiries
 }
 
 func newAgentSource(home string, opt AgentOptions) *agentSource {
-	return &agentSource{home: home, opt: opt, grips: map[string]keygrip.Grip{}, privs: map[string]*packet.PrivateKey{}}
+	return &agentSource{home: home, opt: opt, grips: map[string]keygrip.Grip{}, privs: map[string]*packet.PrivateKey{}, prompts: map[keygrip.Grip]AgentPrompt{}}
 }
 
 // start connects once; afterwards a.err says whether it worked.
@@ -228,11 +237,14 @@ func (a *agentSource) configure(c *agent.Conn) error {
 	switch a.opt.PinentryMode {
 	case "", "default":
 	case "loopback":
-		ask := a.opt.Passphrase
-		if ask == nil {
-			ask = func(string) ([]byte, error) { return nil, errors.New("no passphrase given") }
+		if a.opt.Passphrase == nil {
+			return c.SetPassphrase(func(string) ([]byte, error) { return nil, errors.New("no passphrase given") })
 		}
-		return c.SetPassphrase(ask)
+		return c.SetPassphrase(func(desc string) ([]byte, error) {
+			p := a.prompts[c.Asking()]
+			p.Desc = desc
+			return a.opt.Passphrase(p)
+		})
 	default:
 		return c.Option("pinentry-mode", a.opt.PinentryMode)
 	}
@@ -303,6 +315,7 @@ func (a *agentSource) privateKey(k *Key, pk *packet.PublicKey) *packet.PrivateKe
 		return fmt.Errorf("keyring: key %X: %w", fpr, err)
 	}
 	a.privs[string(pk.Fingerprint)] = p
+	a.prompts[agent.AgentKey(p).Grip] = AgentPrompt{KeyID: pk.KeyId, UserID: k.PrimaryUserID()}
 	return p
 }
 

@@ -379,9 +379,9 @@ func agentOptions(st *state, o *options) keyring.AgentOptions {
 	pp := newPassphrases(st, o)
 	return keyring.AgentOptions{
 		PinentryMode: o.pinentryMode,
-		Passphrase: func(desc string) ([]byte, error) {
-			agentKeyHint(st, o, agentPrompt(desc)) // prompt.go
-			return pp.getFor(agentPrompt(desc), false)
+		Passphrase: func(p keyring.AgentPrompt) ([]byte, error) {
+			agentKeyHint(st, o, p) // prompt.go
+			return pp.getFor(agentPrompt(p.Desc), false)
 		},
 	}
 }

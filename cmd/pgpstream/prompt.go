@@ -31,7 +31,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -415,29 +414,18 @@ func needPassphrase(st *state, o *options, k *keyring.Key, priv *gcpacket.Privat
 // passphrase of a key a GnuPG home's agent holds (loopback), which key it
 // is, as gpg does: USERID_HINT <key ID> <user ID> and NEED_PASSPHRASE
 // <key ID> <key ID> 0 0. Emacs EPG answers GET_HIDDEN only after a
-// NEED_PASSPHRASE. The inquiry names the key only in its prompt
-// (keyring's "... \"USER ID\" ... key, ID KEYID, ..."), so that is where
-// both come from; the algorithm is not in it, hence 0. Nothing is
-// written without a command fd, or when the prompt names no key.
-func agentKeyHint(st *state, o *options, prompt string) {
+// NEED_PASSPHRASE. The key comes from the keyring with the inquiry
+// (keyring.AgentPrompt). Nothing is written without a command fd, or
+// for an inquiry about a key that is not one of the ring's.
+func agentKeyHint(st *state, o *options, p keyring.AgentPrompt) {
 	a, err := askerOf(st, o)
-	if err != nil || a.cmd == nil {
+	if err != nil || a.cmd == nil || p.KeyID == 0 {
 		return
 	}
-	m := agentKeyID.FindStringSubmatch(prompt)
-	if m == nil {
-		return
-	}
-	if u := agentUserID.FindStringSubmatch(prompt); u != nil {
-		a.status.line("USERID_HINT", m[1], u[1])
-	}
-	a.status.line("NEED_PASSPHRASE", m[1], m[1], 0, 0)
+	id := fmt.Sprintf("%016X", p.KeyID)
+	a.status.line("USERID_HINT", id, p.UserID)
+	a.status.line("NEED_PASSPHRASE", id, id, 0, 0)
 }
-
-var (
-	agentKeyID  = regexp.MustCompile(`\bID ([0-9A-F]{16})\b`)
-	agentUserID = regexp.MustCompile(`"([^"\n]*)"`)
-)
 
 // forget clears a cached passphrase that turned out wrong.
 func (a *asker) forget(cacheID string) {
