@@ -22,6 +22,7 @@ import (
 
 	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/filter"
+	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -247,7 +248,7 @@ func (l *lister) packet(p *Packet, h packet.Header, body *packet.Body, bodyOff i
 	case packet.TagPublicKey, packet.TagPublicSubkey, packet.TagSecretKey, packet.TagSecretSubkey:
 		p.Lines = describeKey(h.Tag, b)
 	case packet.TagUserID:
-		p.Lines = []string{":user ID packet: \"" + gpgQuote(b) + "\""}
+		p.Lines = []string{":user ID packet: \"" + escape.PacketListing(string(b)) + "\""}
 	case packet.TagUserAttribute:
 		p.Lines = []string{":attribute packet: " + describeAttribute(b)}
 	case packet.TagMarker:
@@ -308,7 +309,7 @@ func (l *lister) literal(p *Packet, h packet.Header, body *packet.Body, depth in
 	if m < ' ' || m >= 'z' {
 		m = '?'
 	}
-	line := fmt.Sprintf("mode %c (%X), created %d, name=\"%s\",", m, mode, created, gpgQuote(name))
+	line := fmt.Sprintf("mode %c (%X), created %d, name=\"%s\",", m, mode, created, escape.PacketListing(string(name)))
 	raw := "raw data: unknown length"
 	if h.Kind == packet.Definite {
 		raw = fmt.Sprintf("raw data: %d bytes", h.Length-int64(6+nlen))
@@ -507,43 +508,6 @@ func (l *lister) sessionKey() ([]byte, packet.CipherAlgo, error) {
 		return nil, 0, last
 	}
 	return nil, 0, filter.ErrNoSecretKey
-}
-
-// gpgQuote prints bytes as gpg's listing does: ' ' to 'z' as they are,
-// anything else as \xNN.
-func gpgQuote(b []byte) string {
-	var s strings.Builder
-	for _, c := range b {
-		if c >= ' ' && c <= 'z' {
-			s.WriteByte(c)
-		} else {
-			fmt.Fprintf(&s, "\\x%02x", c)
-		}
-	}
-	return s.String()
-}
-
-// sanitized is gpg's es_write_sanitized: control characters and the
-// delimiter escaped, the rest as it is.
-func sanitized(b []byte, delim byte) string {
-	var s strings.Builder
-	for _, c := range b {
-		switch {
-		case c == '\n':
-			s.WriteString("\\n")
-		case c == '\r':
-			s.WriteString("\\r")
-		case c == '\t':
-			s.WriteString("\\t")
-		case c == 0:
-			s.WriteString("\\0")
-		case c < 0x20 || c == 0x7f || c == delim || c == '\\':
-			fmt.Fprintf(&s, "\\x%02x", c)
-		default:
-			s.WriteByte(c)
-		}
-	}
-	return s.String()
 }
 
 func hexUpper(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
@@ -935,7 +899,7 @@ func describeSubpacket(sp subpacket, hashed bool) string {
 		if len(d) == 0 {
 			s.WriteString("[invalid regexp subpacket]")
 		} else {
-			s.WriteString("regular expression: \"" + sanitized(d, '"') + "\"")
+			s.WriteString("regular expression: \"" + escape.Delimited(string(d), '"') + "\"")
 		}
 	case 7:
 		if len(d) > 0 {
@@ -976,9 +940,9 @@ func describeSubpacket(sp subpacket, hashed bool) string {
 			s.WriteString("[error]")
 			break
 		}
-		s.WriteString(sanitized(d[8:8+n1], ')') + "=")
+		s.WriteString(escape.Delimited(string(d[8:8+n1]), ')') + "=")
 		if d[0]&0x80 != 0 {
-			s.WriteString(sanitized(d[8+n1:], ')'))
+			s.WriteString(escape.Delimited(string(d[8+n1:]), ')'))
 		} else {
 			s.WriteString("[not human readable]")
 		}
@@ -989,18 +953,18 @@ func describeSubpacket(sp subpacket, hashed bool) string {
 	case 23:
 		s.WriteString(list("keyserver preferences:", d, " %02X"))
 	case 24:
-		s.WriteString("preferred keyserver: " + sanitized(d, ')'))
+		s.WriteString("preferred keyserver: " + escape.Delimited(string(d), ')'))
 	case 25:
 		s.WriteString("primary user ID")
 	case 26:
-		s.WriteString("policy: " + sanitized(d, ')'))
+		s.WriteString("policy: " + escape.Delimited(string(d), ')'))
 	case 27:
 		s.WriteString(list("key flags:", d, " %02X"))
 	case 28:
 		s.WriteString("signer's user ID")
 	case 29:
 		if len(d) > 0 {
-			fmt.Fprintf(&s, "revocation reason 0x%02x (%s)", d[0], sanitized(d[1:], ')'))
+			fmt.Fprintf(&s, "revocation reason 0x%02x (%s)", d[0], escape.Delimited(string(d[1:]), ')'))
 		}
 	case 30:
 		s.WriteString(list("features:", d, " %02x"))

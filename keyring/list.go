@@ -10,6 +10,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	"github.com/pgpstream/pgpstream/internal/escape"
 )
 
 // Capability bits, in the order gpg prints them.
@@ -280,9 +282,9 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 			continue
 		}
 		if lc.opt.ShowOnly {
-			fmt.Fprintf(w, "uid                      %s\n", u.name)
+			fmt.Fprintf(w, "uid                      %s\n", escape.Human(u.name))
 		} else {
-			fmt.Fprintf(w, "uid           %s %s\n", lc.uidValidity(k, u), u.name)
+			fmt.Fprintf(w, "uid           %s %s\n", lc.uidValidity(k, u), escape.Human(u.name))
 		}
 		lc.sigLines(w, k, u.sigs)
 	}
@@ -354,22 +356,6 @@ func epoch(t time.Time) string {
 		return ""
 	}
 	return strconv.FormatInt(t.Unix(), 10)
-}
-
-// colonEscape escapes a field per GnuPG doc/DETAILS: the delimiter, the
-// backslash and control characters become \xNN, so a user ID can never
-// add fields or records.
-func colonEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || c == ':' || c == '\\' {
-			fmt.Fprintf(&b, "\\x%02x", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // colonRecord writes fields 1..n joined by ':' with gpg's trailing colon.
@@ -456,7 +442,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		f[5] = epoch(u.created)
 		f[6] = epoch(u.expires)
 		f[7] = uidHash(u.name)
-		f[9] = colonEscape(u.name)
+		f[9] = escape.Colon(u.name)
 		f[19] = keyOrigin
 		colonRecord(w, f)
 		lc.sigRecords(w, k, u.sigs)

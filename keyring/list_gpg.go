@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/ripemd160"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/internal/escape"
 )
 
 // ListOptions choose what a key listing shows, as gpg's options do.
@@ -406,11 +407,11 @@ func (lc *listCtx) sigLines(w io.Writer, k *Key, pkts []rawPacket) {
 		// sig, check result, level, then gpg's flag columns: local,
 		// non-revocable, policy, notation, expired, trust depth.
 		fmt.Fprintf(w, "%s%c%c %c%c%c%c%c%c %016X %s  %s\n", sigWord(s.sig.SigType), s.rc, sigClassDigit(s.sig.SigType),
-			' ', ' ', policy, notation, exp, ' ', s.keyID, day(s.sig.CreationTime), name)
+			' ', ' ', policy, notation, exp, ' ', s.keyID, day(s.sig.CreationTime), escape.Human(name))
 		if sigWord(s.sig.SigType) == "rev" && s.sig.RevocationReason != nil {
 			fmt.Fprintf(w, "      reason for revocation: %s\n", revocationReasonText(uint8(*s.sig.RevocationReason)))
 			if c := s.sig.RevocationReasonText; c != "" {
-				fmt.Fprintf(w, "      revocation comment: %s\n", c)
+				fmt.Fprintf(w, "      revocation comment: %s\n", escape.Human(c))
 			}
 		}
 	}
@@ -431,7 +432,7 @@ func (lc *listCtx) sigRecords(w io.Writer, k *Key, pkts []rawPacket) {
 			f[6] = epoch(s.sig.CreationTime.Add(time.Duration(*s.sig.SigLifetimeSecs) * time.Second))
 		}
 		if s.rc != '?' {
-			f[9] = colonEscape(s.signer)
+			f[9] = escape.Colon(s.signer)
 		}
 		f[10] = fmt.Sprintf("%02xx", uint8(s.sig.SigType))
 		if sigWord(s.sig.SigType) == "rev" && s.sig.RevocationReason != nil {

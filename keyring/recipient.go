@@ -12,6 +12,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/internal/escape"
 	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
@@ -347,7 +348,7 @@ func (rc Recipient) Summary() string {
 		typ = "pub"
 	}
 	algo, _ := algoName(rc.Pub)
-	s := fmt.Sprintf("%s  %s/%s %s %s\n", typ, algo, rc.KeyID(), day(rc.Pub.CreationTime), rc.Key.PrimaryUserID())
+	s := fmt.Sprintf("%s  %s/%s %s %s\n", typ, algo, rc.KeyID(), day(rc.Pub.CreationTime), escape.Human(rc.Key.PrimaryUserID()))
 	s += " Primary key fingerprint: " + groupedFingerprint(rc.Key.ent.PrimaryKey.Fingerprint) + "\n"
 	if typ == "sub" {
 		s += "      Subkey fingerprint: " + groupedFingerprint(rc.Pub.Fingerprint) + "\n"

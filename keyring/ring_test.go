@@ -66,12 +66,6 @@ func TestEmailOf(t *testing.T) {
 	}
 }
 
-func TestColonEscape(t *testing.T) {
-	if got := colonEscape("a:b\\c\nd"); got != `a\x3ab\x5cc\x0ad` {
-		t.Errorf("colonEscape = %q", got)
-	}
-}
-
 func TestSelectAndDelete(t *testing.T) {
 	r := openRing(t)
 	importFile(t, r, filepath.Join(fixtures, "gpg-rsa3072-sec.pgp"))

@@ -46,23 +46,6 @@ func (t OwnerTrust) Letter() string {
 	return "-"
 }
 
-// Status is the keyword gpg's --status-fd reports a signature's validity
-// with (TRUST_UNDEFINED, TRUST_NEVER, TRUST_MARGINAL, TRUST_FULLY,
-// TRUST_ULTIMATE).
-func (t OwnerTrust) Status() string {
-	switch t {
-	case TrustNever:
-		return "TRUST_NEVER"
-	case TrustMarginal:
-		return "TRUST_MARGINAL"
-	case TrustFully:
-		return "TRUST_FULLY"
-	case TrustUltimate:
-		return "TRUST_ULTIMATE"
-	}
-	return "TRUST_UNDEFINED"
-}
-
 // Word is the validity as gpg prints it after a user ID: [ultimate].
 func (t OwnerTrust) Word() string {
 	switch t {

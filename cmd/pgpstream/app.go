@@ -169,7 +169,7 @@ func (s *state) apply(o *options) error {
 	}
 	startClock(s, o.fakedTime)
 	for _, n := range o.notes {
-		fmt.Fprintf(s.stderr, "%s: %s\n", s.prog, n)
+		s.say("%s", n)
 	}
 	for _, w := range o.confWarnings {
 		s.warnf("%s", w)

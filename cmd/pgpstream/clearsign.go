@@ -14,11 +14,11 @@ func cmdClearSign(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
-	sigCreated(st, signers, status, "C")
+	sigCreated(st, signers, sw, "C")
 	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
 		return err
@@ -30,7 +30,7 @@ func cmdClearSign(st *state, o *options) error {
 	}
 	if _, err := filter.ClearSign(in, out.w, filter.SignOptions{Signers: signers}); err != nil {
 		out.abort()
-		status.failure("sign", err)
+		statusFailure(sw, "sign", err)
 		return err
 	}
 	return out.commit()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 )
 
 // askBool asks a yes-or-no question the way gpg does (its
@@ -23,9 +25,9 @@ func askBool(st *state, o *options, keyword, text, question string) (bool, error
 		return false, err
 	}
 	if a.cmd != nil {
-		line, err := a.command("GET_BOOL", keyword)
+		line, err := a.command(status.GetBool{Key: keyword})
 		if errors.Is(err, errCommandEOF) {
-			a.status.line("GOT_IT") // as gpg writes it at the end of its input
+			a.status.Write(status.GotIt{}) // as gpg writes it at the end of its input
 			return false, nil
 		}
 		if err != nil {

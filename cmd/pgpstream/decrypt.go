@@ -8,24 +8,25 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
 func cmdDecrypt(st *state, o *options) (err error) {
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
-	ds := &decryptStatus{s: status, exit: func() int { return st.exit }}
+	ds := &decryptStatus{s: sw, exit: func() int { return st.exit }}
 	defer func() { ds.done(err) }() // after the output is committed or removed
 	in, inName, closeIn, err := openInput(st, o)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	in, stopProgress := startProgress(st, o, in, inName, "decrypt", status)
+	in, stopProgress := startProgress(st, o, in, inName, "decrypt", sw)
 	defer stopProgress()
 	outPath := o.output
 	if sameFile(inName, outPath) {
@@ -41,12 +42,12 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		return err
 	}
 	if o.listOnly {
-		return listOnly(st, o, in, ring, status, ds)
+		return listOnly(st, o, in, ring, sw, ds)
 	}
 	rk := &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
 	var keys filter.Keys = rk
-	if status != nil {
-		ds.keys = &statusKeys{Keys: keys, s: status, ring: ring, given: o.passphraseSet || o.passphraseFile != ""}
+	if sw != nil {
+		ds.keys = &statusKeys{Keys: keys, s: sw, ring: ring, given: o.passphraseSet || o.passphraseFile != ""}
 		keys = ds.keys
 	}
 	out, err := openOutput(st, o, outPath, true)
@@ -54,7 +55,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	sigs := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
+	sigs := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
 	res, err := filter.Decrypt(in, out.w, filter.DecryptOptions{
 		Keys:              keys,
 		AllowUnprotected:  o.allowUnprotected,
@@ -123,7 +124,7 @@ func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
 }
 func (e *decryptEvents) Literal(l packet.Literal) {
 	if l.FileName != "" {
-		e.st.infof("original file name %q", l.FileName)
+		e.st.infof("original file name '%s'", l.FileName)
 	}
 	e.status.literal(l)
 }
@@ -162,8 +163,8 @@ var errListOnly = errors.New("--list-only: nothing is decrypted")
 // listOnly is --decrypt --list-only: it reads the message up to its
 // encrypted data and says, as gpg does, whom it is encrypted to and with
 // how many passphrases, without asking for a passphrase or decrypting.
-func listOnly(st *state, o *options, in io.Reader, ring *keyring.Ring, status *statusWriter, ds *decryptStatus) error {
-	rep := &recipientReport{st: st, status: status, ring: ring}
+func listOnly(st *state, o *options, in io.Reader, ring *keyring.Ring, sw *statusWriter, ds *decryptStatus) error {
+	rep := &recipientReport{st: st, status: sw, ring: ring}
 	_, err := filter.Decrypt(in, io.Discard, filter.DecryptOptions{
 		Keys:             listOnlyKeys{},
 		AllowUnprotected: true, // nothing is released: the data is never opened
@@ -198,7 +199,7 @@ type recipientReport struct {
 
 func (r *recipientReport) pkesk(p *packet.PKESK) {
 	r.pkesks = append(r.pkesks, p)
-	r.status.line("ENC_TO", keyIDOf(p), int(p.Algo), 0)
+	r.status.Write(status.EncTo{KeyID: keyIDOf(p), PubAlgo: int(p.Algo), KeyLen: 0})
 }
 
 func (r *recipientReport) skesk(s *packet.SKESK) {
@@ -207,9 +208,9 @@ func (r *recipientReport) skesk(s *packet.SKESK) {
 		return
 	}
 	if m := s.SessionKeyMode(); m != "" {
-		fmt.Fprintf(r.st.stderr, "%s: %v.%s encrypted session key\n", r.st.prog, s.Cipher, m)
+		r.st.say("%v.%s encrypted session key", s.Cipher, m)
 	} else {
-		fmt.Fprintf(r.st.stderr, "%s: %v.CFB encrypted data\n", r.st.prog, s.Cipher)
+		r.st.say("%v.CFB encrypted data", s.Cipher)
 	}
 }
 
@@ -218,9 +219,9 @@ func (r *recipientReport) finish() {
 	if !st.quiet {
 		switch {
 		case r.skesks == 1:
-			fmt.Fprintf(st.stderr, "%s: encrypted with 1 passphrase\n", st.prog)
+			st.say("encrypted with 1 passphrase")
 		case r.skesks > 1:
-			fmt.Fprintf(st.stderr, "%s: encrypted with %d passphrases\n", st.prog, r.skesks)
+			st.say("encrypted with %d passphrases", r.skesks)
 		}
 	}
 	var keys []*keyring.Key
@@ -232,21 +233,22 @@ func (r *recipientReport) finish() {
 		id := keyIDOf(p)
 		k, pk := recipientKey(keys, p)
 		if k == nil {
-			r.status.line("NO_SECKEY", id)
+			r.status.Write(status.NoSeckey{KeyID: id})
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: encrypted with %s key, ID %s\n", st.prog, encAlgoName(p.Algo), id)
+				st.say("encrypted with %s key, ID %s", encAlgoName(p.Algo), id)
 			}
 			continue
 		}
-		r.status.line("KEY_CONSIDERED", k.Fingerprint(), 0)
+		r.status.Write(status.KeyConsidered{Fpr: k.Fingerprint(), Flags: 0})
 		if priv := k.PrivateKey(pk.Fingerprint); priv == nil || priv.Dummy() {
-			r.status.line("NO_SECKEY", id)
+			r.status.Write(status.NoSeckey{KeyID: id})
 		}
-		fmt.Fprintf(st.stderr, "%s: encrypted with %d-bit %s key, ID %s, created %s\n      %q\n",
-			st.prog, keyBits(pk), encAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"), k.PrimaryUserID())
+		st.say("encrypted with %d-bit %s key, ID %s, created %s",
+			keyBits(pk), encAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"))
+		st.sayMore("      \"%s\"", k.PrimaryUserID())
 	}
-	r.status.line("BEGIN_DECRYPTION")
-	r.status.line("END_DECRYPTION")
+	r.status.Write(status.BeginDecryption{})
+	r.status.Write(status.EndDecryption{})
 }
 
 // recipientKey finds the key and (sub)key a PKESK names among keys.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -21,11 +22,11 @@ func cmdEncrypt(st *state, o *options) error {
 		opt.Level = o.level
 	}
 
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
-	recipients, err := collectRecipients(st, o, status)
+	recipients, err := collectRecipients(st, o, sw)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func cmdEncrypt(st *state, o *options) error {
 		return err
 	}
 	defer closeIn()
-	in, stopProgress := startProgress(st, o, in, inName, "encrypt", status)
+	in, stopProgress := startProgress(st, o, in, inName, "encrypt", sw)
 	defer stopProgress()
 	outPath := o.output
 	if outPath == "" && inName != "" && !isDescriptorName(inName) {
@@ -80,19 +81,19 @@ func cmdEncrypt(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	sigCreated(st, opt.Signers, status, "S")
-	encryptBegin(status, opt)
+	sigCreated(st, opt.Signers, sw, "S")
+	encryptBegin(sw, opt)
 	if _, err := filter.Encrypt(in, pp.watchNew(out.w), opt); err != nil {
 		out.abort()
-		status.failure("encrypt", err)
+		statusFailure(sw, "encrypt", err)
 		return err
 	}
 	if err := out.commit(); err != nil {
-		status.failure("encrypt", err)
+		statusFailure(sw, "encrypt", err)
 		return err
 	}
 	pp.cacheNew() // as gpg, the agent keeps what the message was encrypted with (prompt.go)
-	status.line("END_ENCRYPTION")
+	sw.Write(status.EndEncryption{})
 	return nil
 }
 
@@ -123,7 +124,7 @@ type chosenRecipient struct {
 
 // collectRecipients resolves -r, -R, -f and the defaults; a recipient that
 // is not found gets gpg's INV_RECP and FAILURE status lines.
-func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRecipient, error) {
+func collectRecipients(st *state, o *options, sw *statusWriter) ([]chosenRecipient, error) {
 	var out []chosenRecipient
 	var ring *keyring.Ring
 	open := func() error {
@@ -150,7 +151,7 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			}
 		}
 		if err != nil {
-			recipientRefused(status, ring, spec, err)
+			recipientRefused(sw, ring, spec, err)
 			if errors.Is(err, keyring.ErrNoKey) {
 				// The keyring's message names the pattern already.
 				return withHints(err, "list the keys you have with pgpstream --list-keys; import one with --import")
@@ -161,9 +162,9 @@ func collectRecipients(st *state, o *options, status *statusWriter) ([]chosenRec
 			return withHints(fmt.Errorf("recipient %q: %w", spec, err), "list the keys you have with pgpstream --list-keys; import one with --import")
 		}
 		for _, rc := range rcs {
-			keyConsidered(status, rc.Key, clock.Now(), 0)
+			keyConsidered(sw, rc.Key, clock.Now(), 0)
 			if checked {
-				if err := checkRecipient(st, o, status, ring, spec, rc); err != nil {
+				if err := checkRecipient(st, o, sw, ring, spec, rc); err != nil {
 					return err
 				}
 			}

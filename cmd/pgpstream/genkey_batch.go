@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -307,24 +308,24 @@ func cmdGenKeyBatch(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	keys, err := parseKeyParams(name, data, func(s string) { fmt.Fprintf(st.stderr, "%s: %s\n", st.prog, s) })
+	keys, err := parseKeyParams(name, data, func(s string) { st.say("%s", s) })
 	if err != nil {
 		return err
 	}
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
 	for _, p := range keys {
-		if err := genOneKey(st, o, status, p); err != nil {
-			status.line("KEY_NOT_CREATED", p.handle)
+		if err := genOneKey(st, o, sw, p); err != nil {
+			sw.Write(status.KeyNotCreated{Handle: p.handle})
 			return fmt.Errorf("%s:%d: %w", name, p.line, err)
 		}
 	}
 	return nil
 }
 
-func genOneKey(st *state, o *options, status *statusWriter, p *keyParams) error {
+func genOneKey(st *state, o *options, sw *statusWriter, p *keyParams) error {
 	algo, err := p.algo()
 	if err != nil {
 		return err
@@ -370,15 +371,15 @@ func genOneKey(st *state, o *options, status *statusWriter, p *keyParams) error 
 			return err
 		}
 	}
-	status.line("KEY_CONSIDERED", fpr, 0)
+	sw.Write(status.KeyConsidered{Fpr: fpr, Flags: 0})
 	if !st.quiet {
-		fmt.Fprintf(st.stderr, "%s: key %016X marked as ultimately trusted\n", st.prog, k.KeyID())
+		st.say("key %016X marked as ultimately trusted", k.KeyID())
 	}
 	// B: a primary key and a subkey were made.
 	if p.handle != "" {
-		status.line("KEY_CREATED", "B", fpr, statusEscape(p.handle))
+		sw.Write(status.KeyCreated{Kind: "B", Fpr: fpr, Handle: p.handle})
 	} else {
-		status.line("KEY_CREATED", "B", fpr)
+		sw.Write(status.KeyCreated{Kind: "B", Fpr: fpr})
 	}
 	return nil
 }

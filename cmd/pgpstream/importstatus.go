@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -13,26 +14,26 @@ import (
 // status descriptor, in gpg's order. A block with a secret key gets a
 // second IMPORT_OK for its secret part, 17 when new and 16 when it was
 // there already, after the lines for its public part.
-func importedKeys(st *state, status *statusWriter, stats keyring.ImportStats) {
+func importedKeys(st *state, sw *statusWriter, stats keyring.ImportStats) {
 	now := clock.Now()
 	for _, k := range stats.Keys {
 		considered := func() {
-			keyConsidered(status, k.Key, now, 0)
+			keyConsidered(sw, k.Key, now, 0)
 		}
 		id := fmt.Sprintf("%016X", k.KeyID)
 		switch pub := k.Flags &^ 16; {
 		case pub&1 != 0:
 			considered()
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %s: public key %q imported\n", st.prog, id, k.UserID)
+				st.say("key %s: public key \"%s\" imported", id, k.UserID)
 			}
-			status.line("IMPORTED", id, k.UserID)
-			status.line("IMPORT_OK", pub, k.Fingerprint)
+			sw.Write(status.Imported{KeyID: id, UserID: status.Text(k.UserID)})
+			sw.Write(status.ImportOK{Reason: pub, Fpr: k.Fingerprint})
 		case pub == 0:
-			status.line("IMPORT_OK", 0, k.Fingerprint)
+			sw.Write(status.ImportOK{Reason: 0, Fpr: k.Fingerprint})
 			considered()
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %s: %q not changed\n", st.prog, id, k.UserID)
+				st.say("key %s: \"%s\" not changed", id, k.UserID)
 			}
 		default:
 			considered()
@@ -48,26 +49,26 @@ func importedKeys(st *state, status *statusWriter, stats keyring.ImportStats) {
 				} {
 					switch {
 					case n.n == 1:
-						fmt.Fprintf(st.stderr, "%s: key %s: %q 1 %s\n", st.prog, id, k.UserID, n.one)
+						st.say("key %s: \"%s\" 1 %s", id, k.UserID, n.one)
 					case n.n > 1:
-						fmt.Fprintf(st.stderr, "%s: key %s: %q %d %s\n", st.prog, id, k.UserID, n.n, n.many)
+						st.say("key %s: \"%s\" %d %s", id, k.UserID, n.n, n.many)
 					}
 				}
 			}
-			status.line("IMPORT_OK", pub, k.Fingerprint)
+			sw.Write(status.ImportOK{Reason: pub, Fpr: k.Fingerprint})
 		}
 		if k.Secret {
 			considered()
 			// gpg 2.2 says "imported" for a secret key it had
 			// already, too; IMPORT_OK 16 and the counts tell.
 			if !st.quiet {
-				fmt.Fprintf(st.stderr, "%s: key %s: secret key imported\n", st.prog, id)
+				st.say("key %s: secret key imported", id)
 			}
 			flags := 16
 			if k.Flags&16 != 0 {
 				flags |= 1
 			}
-			status.line("IMPORT_OK", flags, k.Fingerprint)
+			sw.Write(status.ImportOK{Reason: flags, Fpr: k.Fingerprint})
 		}
 	}
 }
@@ -76,10 +77,11 @@ func importedKeys(st *state, status *statusWriter, stats keyring.ImportStats) {
 // imported_rsa, unchanged, n_uids, n_subk, n_sigs, n_revoc, sec_read,
 // sec_imported, sec_dups, skipped_new_keys, not_imported,
 // skipped_v3_keys.
-func importResult(status *statusWriter, t keyring.ImportStats) {
+func importResult(sw *statusWriter, t keyring.ImportStats) {
 	if t.Processed == 0 {
-		status.line("NODATA", 1)
+		sw.Write(status.NoData{What: 1})
 	}
-	status.line("IMPORT_RES", t.Processed, t.NoUserID, t.Imported, 0, t.Unchanged, t.NewUserIDs, t.NewSubkeys,
-		t.NewSigs, t.Revocations, t.SecretRead, t.SecretImported, t.SecretUnchanged, 0, t.Skipped, 0)
+	sw.Write(status.ImportRes{Count: t.Processed, NoUserID: t.NoUserID, Imported: t.Imported, Unchanged: t.Unchanged,
+		NUIDs: t.NewUserIDs, NSubkeys: t.NewSubkeys, NSigs: t.NewSigs, NRevoked: t.Revocations,
+		SecRead: t.SecretRead, SecImported: t.SecretImported, SecDups: t.SecretUnchanged, NotImported: t.Skipped})
 }

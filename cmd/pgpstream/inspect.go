@@ -197,18 +197,18 @@ func cmdListPackets(st *state, o *options) error {
 	}
 	if a.showSessionKey {
 		opt.SessionKey = func(ca packet.CipherAlgo, aead packet.AEADAlgo, key []byte) {
-			fmt.Fprintf(st.stderr, "%s: session key: '%s'\n", st.prog, sessionKeyString(ca, aead, key))
+			st.say("session key: '%s'", sessionKeyString(ca, aead, key))
 		}
 	}
 	var rep *recipientReport
 	if o.listOnly {
 		// The packets, not the data; the recipients as gpg reports
 		// them (decrypt.go).
-		status, err := openStatus(st, o)
+		sw, err := openStatus(st, o)
 		if err != nil {
 			return err
 		}
-		rep = &recipientReport{st: st, status: status, ring: ring}
+		rep = &recipientReport{st: st, status: sw, ring: ring}
 		opt.Keys = listOnlyKeys{rep}
 		list := opt.Packet
 		opt.Packet = func(p *inspect.Packet) {

@@ -11,6 +11,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -27,12 +28,12 @@ func cmdImport(st *state, o *options) error {
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
 	var total keyring.ImportStats
-	defer func() { importResult(status, total) }()
+	defer func() { importResult(sw, total) }()
 	for _, name := range inputs {
 		var r io.Reader = st.stdin
 		if name != "-" {
@@ -44,10 +45,10 @@ func cmdImport(st *state, o *options) error {
 			r = f
 		}
 		stats, err := ring.Import(r)
-		importedKeys(st, status, stats)
+		importedKeys(st, sw, stats)
 		if !st.quiet {
 			for _, n := range stats.Notes {
-				fmt.Fprintf(st.stderr, "%s: %s\n", st.prog, n)
+				st.say("%s", n)
 			}
 		}
 		if err != nil {
@@ -71,7 +72,7 @@ func cmdImport(st *state, o *options) error {
 	}
 	if !st.quiet {
 		// gpg's import summary: the total, then each count that is not zero.
-		fmt.Fprintf(st.stderr, "%s: Total number processed: %d\n", st.prog, total.Processed)
+		st.say("Total number processed: %d", total.Processed)
 		for _, line := range []struct {
 			label string
 			n     int
@@ -82,7 +83,7 @@ func cmdImport(st *state, o *options) error {
 			{"secret keys imported", total.SecretImported}, {"new key revocations", total.Revocations},
 		} {
 			if line.n > 0 {
-				fmt.Fprintf(st.stderr, "%s: %22s: %d\n", st.prog, line.label, line.n)
+				st.say("%22s: %d", line.label, line.n)
 			}
 		}
 	}
@@ -157,13 +158,13 @@ func cmdGenKey(st *state, o *options) error {
 		return err
 	}
 	if !st.quiet {
-		fmt.Fprintf(st.stderr, "%s: key %016X created\n", st.prog, k.KeyID())
-		fmt.Fprintf(st.stderr, "%s: fingerprint %s\n", st.prog, k.Fingerprint())
+		st.say("key %016X created", k.KeyID())
+		st.say("fingerprint %s", k.Fingerprint())
 	}
 	revocationStored(st, ring, k)
 	// KEY_CREATED B (a primary key and a subkey) or P (the primary key
 	// alone): GPGME's create_key reads the new key's fingerprint here.
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func cmdGenKey(st *state, o *options) error {
 	if len(k.Entity().Subkeys) > 0 {
 		kind = "B"
 	}
-	status.line("KEY_CREATED", kind, k.Fingerprint())
+	sw.Write(status.KeyCreated{Kind: kind, Fpr: k.Fingerprint()})
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -98,14 +99,14 @@ func cmdQuickAddKey(lc *lifeCtx) error {
 		return err
 	}
 	if !lc.st.quiet {
-		fmt.Fprintf(lc.st.stderr, "%s: subkey %s added\n", lc.st.prog, fpr)
+		lc.st.say("subkey %s added", fpr)
 	}
 	// KEY_CREATED S: GPGME's create_subkey waits for it.
-	status, err := openStatus(lc.st, lc.o)
+	sw, err := openStatus(lc.st, lc.o)
 	if err != nil {
 		return err
 	}
-	status.line("KEY_CREATED", "S", fpr)
+	sw.Write(status.KeyCreated{Kind: "S", Fpr: fpr})
 	return nil
 }
 
@@ -167,7 +168,9 @@ func cmdGenRevoke(lc *lifeCtx) error {
 		}
 		return strings.TrimSpace(line), nil
 	}
-	fmt.Fprintf(st.stderr, "\nsec  %s %q\n\n", k.Fingerprint(), k.PrimaryUserID())
+	io.WriteString(st.stderr, "\n")
+	st.sayMore("sec  %s \"%s\"", k.Fingerprint(), k.PrimaryUserID())
+	io.WriteString(st.stderr, "\n")
 	if a, err := ask("Create a revocation certificate for this key? (y/N) "); err != nil || !yes(a) {
 		return errors.New("revocation certificate not created")
 	}
@@ -212,7 +215,7 @@ func cmdGenRevoke(lc *lifeCtx) error {
 		return err
 	}
 	if !st.quiet {
-		fmt.Fprintf(st.stderr, "%s: Revocation certificate created.\n", st.prog)
+		st.say("Revocation certificate created.")
 	}
 	return nil
 }
@@ -256,7 +259,7 @@ func cmdPasswd(lc *lifeCtx) error {
 		return usageError{msg: "--passwd takes one key, by fingerprint", hints: []string{"pgpstream --batch --passphrase-file old-and-new.txt --passwd FINGERPRINT"}}
 	}
 	// Opened before the questions, which may go to it too.
-	status, err := openStatus(lc.st, lc.o)
+	sw, err := openStatus(lc.st, lc.o)
 	if err != nil {
 		return err
 	}
@@ -272,7 +275,7 @@ func cmdPasswd(lc *lifeCtx) error {
 		return err
 	}
 	// GPGME's passwd operation waits for this line.
-	status.line("SUCCESS", "keyedit.passwd")
+	sw.Write(status.Success{Location: "keyedit.passwd"})
 	return nil
 }
 
@@ -281,7 +284,7 @@ func cmdPasswd(lc *lifeCtx) error {
 func revocationStored(st *state, ring *keyring.Ring, k *keyring.Key) {
 	if p := ring.RevocationFile(k); !st.quiet {
 		if _, err := os.Stat(p); err == nil {
-			fmt.Fprintf(st.stderr, "%s: revocation certificate stored as '%s'\n", st.prog, p)
+			st.say("revocation certificate stored as '%s'", p)
 		}
 	}
 }

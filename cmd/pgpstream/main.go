@@ -12,6 +12,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -117,23 +118,37 @@ type state struct {
 	signerOwners map[*gcpacket.PrivateKey]*keyring.Key
 }
 
-func (s *state) errorf(format string, args ...any) {
-	fmt.Fprintf(s.stderr, s.prog+": error: "+format+"\n", args...)
+// Every line pgpstream writes to standard error (or --logger-fd) goes
+// through say: it is rendered whole by escape.Human, so a user ID, a
+// file name, a keyserver's answer or a library's error text can neither
+// end the line early (and forge a "Good signature" line that a script
+// greps) nor send a control sequence to the terminal.
+func (s *state) say(format string, args ...any) { s.sayAs("", format, args...) }
+
+func (s *state) sayAs(kind, format string, args ...any) {
+	msg := escape.Human(fmt.Sprintf(format, args...))
+	io.WriteString(s.stderr, s.prog+": "+kind+msg+"\n")
 }
+
+// sayMore continues the last message on a line of its own, without the
+// program's name: gpg's indented second lines.
+func (s *state) sayMore(format string, args ...any) {
+	io.WriteString(s.stderr, escape.Human(fmt.Sprintf(format, args...))+"\n")
+}
+
+func (s *state) errorf(format string, args ...any) { s.sayAs("error: ", format, args...) }
 
 func (s *state) warnf(format string, args ...any) {
 	if !s.quiet {
-		fmt.Fprintf(s.stderr, s.prog+": warning: "+format+"\n", args...)
+		s.sayAs("warning: ", format, args...)
 	}
 }
 
-func (s *state) hintf(format string, args ...any) {
-	fmt.Fprintf(s.stderr, s.prog+": hint: "+format+"\n", args...)
-}
+func (s *state) hintf(format string, args ...any) { s.sayAs("hint: ", format, args...) }
 
 func (s *state) infof(format string, args ...any) {
 	if s.verbose && !s.quiet {
-		fmt.Fprintf(s.stderr, s.prog+": "+format+"\n", args...)
+		s.say(format, args...)
 	}
 }
 

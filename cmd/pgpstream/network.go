@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/keyserver"
 )
@@ -101,7 +102,7 @@ func importNetwork(st *state, ring *keyring.Ring, data []byte, what string) (key
 		return stats, fmt.Errorf("importing %s: %w", what, err)
 	}
 	if !st.quiet {
-		fmt.Fprintf(st.stderr, "%s: %s: processed %d, imported %d, unchanged %d, new user IDs %d, new subkeys %d, new signatures %d\n", st.prog,
+		st.say("%s: processed %d, imported %d, unchanged %d, new user IDs %d, new subkeys %d, new signatures %d",
 			what, stats.Processed, stats.Imported, stats.Unchanged, stats.NewUserIDs, stats.NewSubkeys, stats.NewSigs)
 	}
 	return stats, nil
@@ -162,7 +163,7 @@ func cmdSendKeys(st *state, o *options) error {
 			return err
 		}
 		if !st.quiet {
-			fmt.Fprintf(st.stderr, "%s: sending key %s to %s\n", st.prog, k.Fingerprint(), ks.URL())
+			st.say("sending key %s to %s", k.Fingerprint(), ks.URL())
 		}
 		if err := ks.Send(context.Background(), buf.Bytes()); err != nil {
 			return fmt.Errorf("keyserver send failed: %w", err)
@@ -185,7 +186,7 @@ func cmdRefreshKeys(st *state, o *options) error {
 		return err
 	}
 	if !st.quiet {
-		fmt.Fprintf(st.stderr, "%s: refreshing %d keys from %s\n", st.prog, len(keys), ks.URL())
+		st.say("refreshing %d keys from %s", len(keys), ks.URL())
 	}
 	for _, k := range keys {
 		err := recv(context.Background(), st, ring, ks, k.Fingerprint())
@@ -246,14 +247,14 @@ func cmdSearchKeys(st *state, o *options) error {
 		return fmt.Errorf("keyserver search failed: %w", err)
 	}
 	w := st.stdout
-	fmt.Fprintf(st.stderr, "%s: data source: %s\n", st.prog, ks.URL())
+	st.say("data source: %s", ks.URL())
 	for i, r := range res {
 		fmt.Fprintf(w, "(%d)", i+1)
 		for j, u := range r.UserIDs {
 			if j > 0 {
 				fmt.Fprint(w, "\n")
 			}
-			fmt.Fprintf(w, "\t%s", u)
+			fmt.Fprintf(w, "\t%s", escape.Human(u))
 		}
 		if len(r.UserIDs) == 0 {
 			fmt.Fprint(w, "\t[no user ID]")
@@ -283,7 +284,7 @@ func cmdSearchKeys(st *state, o *options) error {
 		return nil
 	}
 	// gpg's prompt; the answer is read from standard input.
-	fmt.Fprintf(st.stderr, "Keys 1-%d of %d for %q.  Enter number(s), or Q)uit > ", len(res), len(res), pattern)
+	fmt.Fprintf(st.stderr, "Keys 1-%d of %d for %s.  Enter number(s), or Q)uit > ", len(res), len(res), escape.Quoted(pattern))
 	line, _ := bufio.NewReader(st.stdin).ReadString('\n')
 	var picked []string
 	for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' }) {

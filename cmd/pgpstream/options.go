@@ -1350,7 +1350,7 @@ func (o *options) ringWith(st *state, dir, gnupg string) (*keyring.Ring, error) 
 	if !o.noPermissionWarning {
 		for _, w := range r.Warnings() {
 			// gpg's wording and capitals, which users search for.
-			fmt.Fprintf(st.stderr, "%s: WARNING: %s\n", st.prog, w)
+			st.say("WARNING: %s", w)
 		}
 	}
 	return r, nil

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 )
 
 // progressInterval bounds how often the progress line is redrawn: four
@@ -47,7 +49,7 @@ func progressWanted(st *state, o *options) bool {
 // a goroutine that shows it on standard error (one line, redrawn with \r)
 // and as PROGRESS status lines. The returned stop must be called once the
 // command is done; it draws the final state and ends the line.
-func startProgress(st *state, o *options, in io.Reader, name, what string, status *statusWriter) (io.Reader, func()) {
+func startProgress(st *state, o *options, in io.Reader, name, what string, sw *statusWriter) (io.Reader, func()) {
 	show := progressWanted(st, o)
 	if !show {
 		return in, func() {}
@@ -61,7 +63,7 @@ func startProgress(st *state, o *options, in io.Reader, name, what string, statu
 	if name == "" {
 		name = "stdin"
 	}
-	p := &progress{w: st.stderr, status: status, what: name, total: total, start: time.Now(), quit: make(chan struct{})}
+	p := &progress{w: st.stderr, status: sw, what: name, total: total, start: time.Now(), quit: make(chan struct{})}
 	p.wg.Add(1)
 	go p.run()
 	var once sync.Once
@@ -146,7 +148,7 @@ func (p *progress) statusLine(n int64) {
 	case m >= 1<<30:
 		unit, div = "KiB", 1<<10
 	}
-	p.status.line("PROGRESS", statusEscape(p.what), "?", n/div, p.total/div, unit)
+	p.status.Write(status.Progress{What: p.what, Char: "?", Cur: n / div, Total: p.total / div, Units: unit})
 }
 
 func humanBytes(v float64) string {

@@ -38,6 +38,7 @@ import (
 
 	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/armor"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/keygrip"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -100,8 +101,9 @@ var errCommandEOF = errors.New("the command fd ended before answering")
 
 // command asks one question on the command fd: GET_<kind> keyword, one
 // line read (without reading past it), GOT_IT.
-func (a *asker) command(kind, keyword string) ([]byte, error) {
-	a.status.line(kind, keyword)
+func (a *asker) command(q status.Question) ([]byte, error) {
+	a.status.Write(q)
+	kind, keyword := q.Keyword(), q.Name()
 	line, err := readCommandLine(a.cmd)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -109,7 +111,7 @@ func (a *asker) command(kind, keyword string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("reading the answer to %s from the command fd: %w", keyword, err)
 	}
-	a.status.line("GOT_IT")
+	a.status.Write(status.GotIt{})
 	return line, nil
 }
 
@@ -151,7 +153,7 @@ func (a *asker) yesNo(keyword, question string) (bool, error) {
 	case a.o.batch:
 		return false, nil
 	case a.cmd != nil:
-		line, err := a.command("GET_BOOL", keyword)
+		line, err := a.command(status.GetBool{Key: keyword})
 		if err != nil {
 			return false, err
 		}
@@ -176,7 +178,7 @@ func (a *asker) line(keyword, question string) (string, error) {
 		return "", nil
 	}
 	if a.cmd != nil {
-		l, err := a.command("GET_LINE", keyword)
+		l, err := a.command(status.GetLine{Key: keyword})
 		return strings.TrimSpace(string(l)), err
 	}
 	if a.o.noTTY {
@@ -309,8 +311,8 @@ func (a *asker) askPassphrase(req passRequest) (pass []byte, viaAgent bool, err 
 func (a *asker) localPassphrase(req passRequest) ([]byte, error) {
 	if a.cmd != nil {
 		// gpg relays the agent's limit before the question.
-		a.status.line("INQUIRE_MAXLEN", 100)
-		return a.command("GET_HIDDEN", "passphrase.enter")
+		a.status.Write(status.InquireMaxLen{Max: 100})
+		return a.command(status.GetHidden{Key: "passphrase.enter"})
 	}
 	if a.o.batch || a.o.noTTY {
 		return nil, errNoPassphrase
@@ -403,10 +405,8 @@ func needPassphrase(st *state, o *options, k *keyring.Key, priv *gcpacket.Privat
 			return
 		}
 		id := fmt.Sprintf("%016X", priv.KeyId)
-		// The user ID as gpg writes it: spaces kept, line breaks escaped.
-		uid := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(k.PrimaryUserID())
-		a.status.line("USERID_HINT", id, uid)
-		a.status.line("NEED_PASSPHRASE", id, fmt.Sprintf("%016X", k.KeyID()), int(priv.PubKeyAlgo), 0)
+		a.status.Write(status.UserIDHint{KeyID: id, UserID: status.Text(k.PrimaryUserID())})
+		a.status.Write(status.NeedPassphrase{KeyID: id, MainKeyID: fmt.Sprintf("%016X", k.KeyID()), PubAlgo: int(priv.PubKeyAlgo), KeyLen: 0})
 	}
 }
 
@@ -423,8 +423,8 @@ func agentKeyHint(st *state, o *options, p keyring.AgentPrompt) {
 		return
 	}
 	id := fmt.Sprintf("%016X", p.KeyID)
-	a.status.line("USERID_HINT", id, p.UserID)
-	a.status.line("NEED_PASSPHRASE", id, id, 0, 0)
+	a.status.Write(status.UserIDHint{KeyID: id, UserID: status.Text(p.UserID)})
+	a.status.Write(status.NeedPassphrase{KeyID: id, MainKeyID: id, PubAlgo: 0, KeyLen: 0})
 }
 
 // forget clears a cached passphrase that turned out wrong.
@@ -514,7 +514,7 @@ func (p *passphrases) symmetric(desc string, cipher packet.CipherAlgo, mode, has
 	if confirm {
 		// A new message's; a read one's is written as its SKESK is
 		// read (decryptStatus.skeskRead).
-		a.status.line("NEED_PASSPHRASE_SYM", int(cipher), int(mode), int(hash))
+		a.status.Write(status.NeedPassphraseSym{Cipher: int(cipher), S2K: int(mode), Hash: int(hash)})
 	}
 	if p.fixed() {
 		return p.getFor(desc, confirm)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -27,10 +28,10 @@ func sessionKeyOf(s filter.SessionKeyInfo) string {
 
 // showSessionKey reports the session key of --show-session-key: on
 // standard error, and as SESSION_KEY on the status stream.
-func showSessionKey(st *state, status *statusWriter, s filter.SessionKeyInfo) {
+func showSessionKey(st *state, sw *statusWriter, s filter.SessionKeyInfo) {
 	k := sessionKeyOf(s)
-	fmt.Fprintf(st.stderr, "%s: session key: '%s'\n", st.prog, k)
-	status.line("SESSION_KEY", k)
+	st.say("session key: '%s'", k)
+	sw.Write(status.SessionKey{Key: k})
 }
 
 // parseSessionKey reads a session key as gpg's --override-session-key

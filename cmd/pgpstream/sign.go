@@ -17,7 +17,9 @@ import (
 	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
+	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -71,7 +73,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 		if priv.Encrypted {
 			// prompt.go: the given passphrase, the agent's cache, or asked
 			// (after gpg's USERID_HINT and NEED_PASSPHRASE).
-			err := pp.unlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %q to sign.", priv.KeyId, k.PrimaryUserID()),
+			err := pp.unlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to sign.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
 				func(pass []byte) error { return keyring.Unlock(priv, pass) }, needPassphrase(st, o, k, priv))
 			if errors.Is(err, errNoPassphrase) {
 				return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
@@ -136,8 +138,8 @@ func hashFor(priv *gcpacket.PrivateKey, asked packet.HashAlgo) (packet.HashAlgo,
 // sigCreated reports the signers as gpg does: KEY_CONSIDERED for each
 // signer's certificate and BEGIN_SIGNING with the hashes before the
 // data, and SIG_CREATED for each signature once it is made.
-func sigCreated(st *state, signers []filter.Signer, status *statusWriter, kind string) {
-	if status == nil {
+func sigCreated(st *state, signers []filter.Signer, sw *statusWriter, kind string) {
+	if sw == nil {
 		return
 	}
 	now := clock.Now()
@@ -145,7 +147,7 @@ func sigCreated(st *state, signers []filter.Signer, status *statusWriter, kind s
 	for i := range signers {
 		// 2: gpg's flag for a certificate looked up to sign with,
 		// whose other (encryption) subkeys did not qualify.
-		keyConsidered(status, st.signerOwners[signers[i].Key], now, 2)
+		keyConsidered(sw, st.signerOwners[signers[i].Key], now, 2)
 		if hashes != "" {
 			hashes += " "
 		}
@@ -156,12 +158,11 @@ func sigCreated(st *state, signers []filter.Signer, status *statusWriter, kind s
 		hashes += fmt.Sprintf("H%d", int(h))
 	}
 	if len(signers) > 0 {
-		status.line("BEGIN_SIGNING", hashes)
+		sw.Write(status.BeginSigning{Hashes: status.Text(hashes)})
 	}
 	for i := range signers {
 		signers[i].Made = func(sig *gcpacket.Signature) {
-			status.line("SIG_CREATED", kind, int(sig.PubKeyAlgo), int(packet.HashAlgoOf(sig.Hash)),
-				fmt.Sprintf("%02X", uint8(sig.SigType)), sig.CreationTime.Unix(), fmt.Sprintf("%X", sig.IssuerFingerprint))
+			sw.Write(status.SigCreated{Kind: kind, PubAlgo: int(sig.PubKeyAlgo), Hash: int(packet.HashAlgoOf(sig.Hash)), Class: fmt.Sprintf("%02X", uint8(sig.SigType)), Time: sig.CreationTime.Unix(), Fpr: fmt.Sprintf("%X", sig.IssuerFingerprint)})
 		}
 	}
 }
@@ -181,7 +182,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 	if err != nil {
 		return err
 	}
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 	if detached {
 		kind = "D"
 	}
-	sigCreated(st, signers, status, kind)
+	sigCreated(st, signers, sw, kind)
 	opt.Signers = signers
 	open := openInput
 	if detached && len(o.args) > 1 {
@@ -225,7 +226,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 	}
 	if err != nil {
 		out.abort()
-		status.failure("sign", err)
+		statusFailure(sw, "sign", err)
 		return err
 	}
 	return out.commit()
@@ -371,14 +372,14 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	}
 	d := sigDetailsOf(sig)
 	if d.signerUID != "" {
-		s.status.line("NEWSIG", statusText(d.signerUID))
+		s.status.Write(status.NewSig{SignerUID: gpgSignerUID(d.signerUID)})
 	} else {
-		s.status.line("NEWSIG")
+		s.status.Write(status.NewSig{})
 	}
 	if sig == nil {
 		s.errs++
-		fmt.Fprintf(st.stderr, "%s: Can't check signature: %s\n", st.prog, oneLine(r.Err.Error()))
-		s.status.line("ERRSIG", "0000000000000000", 0, 0, "00", 0, 4, "-")
+		st.say("Can't check signature: %s", oneLine(r.Err.Error()))
+		s.status.Write(status.ErrSig{KeyID: "0000000000000000", PubAlgo: 0, Hash: 0, Class: "00", Time: 0, RC: 4, Fpr: "-"})
 		return
 	}
 	keyID := fmt.Sprintf("%016X", sig.IssuerKeyID)
@@ -395,10 +396,10 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	}
 	if !st.quiet || r.Status != filter.SigGood {
 		// gpg 2.2's three lines.
-		fmt.Fprintf(st.stderr, "%s: Signature made %s\n", st.prog, made)
-		fmt.Fprintf(st.stderr, "%s:                using %s key %s\n", st.prog, pubAlgoName(sig.PubKeyAlgo), issuer)
+		st.say("Signature made %s", made)
+		st.say("               using %s key %s", pubAlgoName(sig.PubKeyAlgo), issuer)
 		if d.signerUID != "" {
-			fmt.Fprintf(st.stderr, "%s:                issuer %q\n", st.prog, d.signerUID)
+			st.say("               issuer \"%s\"", d.signerUID)
 		}
 	}
 	uid := ""
@@ -415,8 +416,8 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
 		// --weak-digest: as gpg, the signature counts as not checkable.
 		s.errs++
-		fmt.Fprintf(st.stderr, "%s: Note: signatures using the %v algorithm are rejected\n", st.prog, packet.HashAlgo(sig.Hash))
-		fmt.Fprintf(st.stderr, "%s: Can't check signature: Invalid digest algorithm\n", st.prog)
+		st.say("Note: signatures using the %v algorithm are rejected", packet.HashAlgo(sig.Hash))
+		st.say("Can't check signature: Invalid digest algorithm")
 		s.errSig(sig, keyID, 5)
 		return
 	}
@@ -429,33 +430,34 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		}
 		// gpg's precedence: the signature's own expiry, then the
 		// key's, then its revocation.
-		keyword, verdict := "GOODSIG", "Good"
+		var verdictLine status.Line = status.GoodSig{KeyID: keyID, UserID: status.Text(uid)}
+		verdict, plainGood := "Good", false
 		switch {
 		case sigExpired:
-			keyword, verdict = "EXPSIG", "Expired"
+			verdictLine, verdict = status.ExpSig{KeyID: keyID, UserID: status.Text(uid)}, "Expired"
 			s.bad++
 		case !keyExpired.IsZero():
-			keyword = "EXPKEYSIG"
+			verdictLine = status.ExpKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.good++
 		case revoked:
 			// gpg writes REVKEYSIG and exits 0; pgpstream does not
 			// call a revoked key's signature good and exits 1.
-			keyword = "REVKEYSIG"
+			verdictLine = status.RevKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.bad++
 			s.revoked++
 		default:
+			plainGood = true
 			s.good++
 		}
-		s.status.line("SIG_ID", sigID(sig), sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix())
-		s.status.line(keyword, keyID, uid)
-		s.status.line("VALIDSIG", issuer, sig.Created.UTC().Format("2006-01-02"), sig.Created.Unix(), sigExpiry,
-			sig.Version, 0, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), primary)
+		s.status.Write(status.SigID{ID: sigID(sig), Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix()})
+		s.status.Write(verdictLine)
+		s.status.Write(status.ValidSig{Fpr: issuer, Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix(), Expire: sigExpiry, Version: sig.Version, Reserved: 0, PubAlgo: int(sig.PubKeyAlgo), Hash: int(sig.Hash), Class: fmt.Sprintf("%02X", sig.SigType), PrimaryFpr: primary})
 		// gpg's trust check writes KEYREVOKED and the TRUST_ line;
 		// under --trust-model always it is skipped, and the user ID
 		// is shown as of unknown validity.
 		always := s.trustModel == keyring.ModelAlways
 		if revoked && !always {
-			s.status.line("KEYREVOKED")
+			s.status.Write(status.KeyRevoked{})
 		}
 		var validity string
 		switch {
@@ -467,37 +469,99 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		default:
 			validity = s.trust(owner)
 		}
-		if !st.quiet || keyword != "GOODSIG" {
-			fmt.Fprintf(st.stderr, "%s: %s signature from %q%s\n", st.prog, verdict, uid, validity)
+		if !st.quiet || !plainGood {
+			st.say("%s signature from \"%s\"%s", verdict, uid, validity)
 		}
 		switch {
 		case sigExpired:
-			fmt.Fprintf(st.stderr, "%s: Signature expired %s\n", st.prog,
+			st.say("Signature expired %s",
 				time.Unix(sigExpiry, 0).Local().Format("Mon Jan _2 15:04:05 2006 MST"))
 		case !keyExpired.IsZero():
-			fmt.Fprintf(st.stderr, "%s: Note: This key has expired!\n", st.prog)
+			st.say("Note: This key has expired!")
 		case revoked:
-			fmt.Fprintf(st.stderr, "%s: WARNING: This key has been revoked by its owner!\n", st.prog)
+			st.say("WARNING: This key has been revoked by its owner!")
 		}
 	case filter.SigBad:
 		s.bad++
-		fmt.Fprintf(st.stderr, "%s: BAD signature from %q%s\n", st.prog, uid, s.validityWord(owner))
+		st.say("BAD signature from \"%s\"%s", uid, s.validityWord(owner))
 		st.infof("%v", r.Err)
-		s.status.line("BADSIG", keyID, uid)
+		s.status.Write(status.BadSig{KeyID: keyID, UserID: status.Text(uid)})
 	case filter.SigNoKey:
 		s.errs++
-		fmt.Fprintf(st.stderr, "%s: Can't check signature: no public key %s\n", st.prog, keyID)
+		st.say("Can't check signature: no public key %s", keyID)
 		st.hintf("import the signer's certificate with --import")
 		s.errSig(sig, keyID, 9)
-		s.status.line("NO_PUBKEY", keyID)
+		s.status.Write(status.NoPubkey{KeyID: keyID})
 	default:
 		s.errs++
-		fmt.Fprintf(st.stderr, "%s: Can't check signature: %s\n", st.prog, oneLine(r.Err.Error()))
+		st.say("Can't check signature: %s", oneLine(r.Err.Error()))
 		if errors.Is(r.Err, filter.ErrWeakDigest) {
 			st.hintf("--allow-weak-digest-algos checks it anyway")
 		}
 		s.errSig(sig, keyID, 4)
 	}
+}
+
+// gpgSignerUID is the signer's user ID subpacket as gpg shows it in
+// NEWSIG: the address alone when the user ID holds one (gpg's
+// mailbox_from_userid), else the whole of it, control bytes C-escaped.
+func gpgSignerUID(raw string) string {
+	uid := escape.Printable(raw)
+	if addr, ok := mailboxOf(uid); ok {
+		return addr
+	}
+	return uid
+}
+
+// mailboxOf is gpg's mailbox_from_userid: the part between '<' and '>'
+// when it looks like an address, or the whole string when it is one,
+// lowercased.
+func mailboxOf(uid string) (string, bool) {
+	addr := uid
+	if i := strings.IndexByte(uid, '<'); i >= 0 {
+		j := strings.IndexByte(uid[i+1:], '>')
+		if j <= 0 {
+			return "", false
+		}
+		addr = uid[i+1 : i+1+j]
+	} else if !plainMailbox(uid) {
+		return "", false
+	}
+	at := strings.IndexByte(addr, '@')
+	if strings.Count(addr, "@") != 1 || at == 0 || strings.HasSuffix(addr, "@") ||
+		strings.HasSuffix(addr, ".") || strings.ContainsAny(addr, " \t") ||
+		strings.Contains(addr[at:], "..") {
+		return "", false
+	}
+	for i := 0; i < len(addr); i++ {
+		if addr[i] < 0x20 || addr[i] == 0x7f {
+			return "", false
+		}
+	}
+	return strings.ToLower(addr), true
+}
+
+// plainMailbox is gpg's is_valid_mailbox for a user ID that is only an
+// address: one '@', not first or last, no ".." after it, and only the
+// characters RFC 5322's dot-atom allows (bytes from 0x80 up pass).
+func plainMailbox(s string) bool {
+	at := strings.IndexByte(s, '@')
+	if at <= 0 || at == len(s)-1 || strings.Count(s, "@") != 1 || strings.Contains(s[at:], "..") ||
+		strings.HasSuffix(s, ".") {
+		return false
+	}
+	const alnum = "0123456789_-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80 || c == '@':
+		case i < at && (strings.IndexByte(alnum, c) >= 0 || strings.IndexByte("!#$%&'*+/=?^`{|}~", c) >= 0):
+		case i > at && strings.IndexByte(alnum, c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // validityWord is " [ultimate]" and the like, as gpg shows it after a
@@ -522,7 +586,7 @@ func (s *sigReporter) errSig(sig *packet.Signature, keyID string, rc int) {
 	if !sig.Created.IsZero() {
 		t = sig.Created.Unix()
 	}
-	s.status.line("ERRSIG", keyID, int(sig.PubKeyAlgo), int(sig.Hash), fmt.Sprintf("%02X", sig.SigType), t, rc, fpr)
+	s.status.Write(status.ErrSig{KeyID: keyID, PubAlgo: int(sig.PubKeyAlgo), Hash: int(sig.Hash), Class: fmt.Sprintf("%02X", sig.SigType), Time: t, RC: rc, Fpr: fpr})
 }
 
 // exit is gpg's exit code for what was reported: 2 when a signature could
@@ -580,13 +644,13 @@ func cmdVerify(st *state, o *options) (err error) {
 	if len(args) > 2 {
 		return usagef("--verify takes a signed message, or a detached signature and the signed file (got %d arguments)", len(args))
 	}
-	status, err := openStatus(st, o)
+	sw, err := openStatus(st, o)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			status.failure("verify", err)
+			statusFailure(sw, "verify", err)
 		}
 	}()
 	ring, err := openRing(st, o)
@@ -594,7 +658,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	rep := &sigReporter{st: st, status: status, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
+	rep := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
 	open := func(name string) (io.Reader, func(), error) {
 		if name == "-" {
 			return st.stdin, func() {}, nil
@@ -678,7 +742,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		return errors.New("no signature was checked: the input is not signed")
 	}
 	st.exit = max(st.exit, rep.exit())
-	status.exitFailure(st.exit)
+	statusExitFailure(sw, st.exit)
 	return nil
 }
 

@@ -3,32 +3,29 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"sync"
+	"strconv"
 	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
-// statusWriter writes gpg's machine-readable status lines ("[GNUPG:]
-// KEYWORD args", GnuPG's doc/DETAILS) to --status-fd or --status-file.
-// A nil *statusWriter writes nothing, so callers need not check.
+// statusWriter writes gpg's machine-readable status lines to
+// --status-fd or --status-file: typed lines, one type per keyword,
+// rendered by package status, which escapes every field, so no user ID,
+// file name or server record can add a line. A nil *statusWriter writes
+// nothing, so callers need not check.
 //
 // A line is written only once what it states is true: DECRYPTION_OKAY and
 // GOODMDC only after the integrity check passed and the message ended
 // well, never on the strength of plaintext that merely decrypted.
-type statusWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	failed bool // a FAILURE line was written
-}
+type statusWriter = status.Writer
 
 func openStatus(st *state, o *options) (*statusWriter, error) {
 	fd, file := o.statusFd, o.statusFile // their conflicts are in options.check
@@ -44,12 +41,12 @@ func openStatus(st *state, o *options) (*statusWriter, error) {
 			return nil, fmt.Errorf("--status-file: %w", err)
 		}
 		st.onCleanup(func() { f.Close() })
-		o.statusFileW = &statusWriter{w: st.watch(f, "--status-file")}
+		o.statusFileW = status.NewWriter(st.watch(f, "--status-file"))
 		return o.statusFileW, nil
 	case fd == 1:
-		return &statusWriter{w: st.watch(st.stdout, "--status-fd 1")}, nil
+		return status.NewWriter(st.watch(st.stdout, "--status-fd 1")), nil
 	case fd == 2:
-		return &statusWriter{w: st.stderr}, nil
+		return status.NewWriter(st.stderr), nil
 	case fd > 2:
 		f := os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
 		if f == nil {
@@ -58,42 +55,9 @@ func openStatus(st *state, o *options) (*statusWriter, error) {
 		if _, err := f.Stat(); err != nil {
 			return nil, usagef("--status-fd %d: %v", fd, err)
 		}
-		return &statusWriter{w: st.watch(f, fmt.Sprintf("--status-fd %d", fd))}, nil
+		return status.NewWriter(st.watch(f, fmt.Sprintf("--status-fd %d", fd))), nil
 	}
 	return nil, nil
-}
-
-// line writes one status line in a single Write, so a reader on a pipe
-// sees whole lines even while the progress goroutine writes too.
-func (s *statusWriter) line(keyword string, args ...any) {
-	if s == nil {
-		return
-	}
-	var b strings.Builder
-	b.WriteString("[GNUPG:] ")
-	b.WriteString(keyword)
-	for _, a := range args {
-		fmt.Fprintf(&b, " %v", a)
-	}
-	b.WriteByte('\n')
-	s.mu.Lock()
-	s.w.Write([]byte(b.String()))
-	s.mu.Unlock()
-}
-
-// statusEscape percent-escapes a free-text argument (a file name) as gpg
-// does, so it stays one space-free field on one line.
-func statusEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c == '%' || c == 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // gpgErrorCode is a libgpg-error code with gpg as its source, the number
@@ -118,34 +82,22 @@ func gpgErrorCode(err error) int {
 	return sourceGPG | code
 }
 
-// failure ends a failed command: FAILURE <command> <code>.
-func (s *statusWriter) failure(cmd string, err error) {
-	s.failureCode(cmd, gpgErrorCode(err))
+// statusFailure ends a failed command: FAILURE <command> <code>.
+func statusFailure(s *statusWriter, cmd string, err error) {
+	statusFailureCode(s, cmd, gpgErrorCode(err))
 }
 
-func (s *statusWriter) failureCode(cmd string, code int) {
-	if s == nil {
-		return
-	}
-	s.line("FAILURE", cmd, code)
-	s.mu.Lock()
-	s.failed = true
-	s.mu.Unlock()
+func statusFailureCode(s *statusWriter, cmd string, code int) {
+	s.Write(status.Failure{Location: cmd, Code: code})
 }
 
-// exitFailure is gpg's last line when a command ends with exit code 1
-// (a bad or expired signature) and no FAILURE was written yet: FAILURE
-// gpg-exit with GPG_ERR_GENERAL. GPGME skips it; scripts that treat
-// every other FAILURE as an error rely on its exact text.
-func (s *statusWriter) exitFailure(code int) {
-	if s == nil || code != exitBad {
-		return
-	}
-	s.mu.Lock()
-	failed := s.failed
-	s.mu.Unlock()
-	if !failed {
-		s.failureCode("gpg-exit", 2<<24|1)
+// statusExitFailure is gpg's last line when a command ends with exit
+// code 1 (a bad or expired signature) and no FAILURE was written yet:
+// FAILURE gpg-exit with GPG_ERR_GENERAL. GPGME skips it; scripts that
+// treat every other FAILURE as an error rely on its exact text.
+func statusExitFailure(s *statusWriter, code int) {
+	if code == exitBad && !s.Failed() {
+		statusFailureCode(s, "gpg-exit", 2<<24|1)
 	}
 }
 
@@ -158,9 +110,9 @@ func keyConsidered(s *statusWriter, k *keyring.Key, now time.Time, flags int) {
 		return
 	}
 	if _, exp := k.Lifetime(now); !exp.IsZero() {
-		s.line("KEYEXPIRED", exp.Unix())
+		s.Write(status.KeyExpired{Time: exp.Unix()})
 	}
-	s.line("KEY_CONSIDERED", k.Fingerprint(), flags)
+	s.Write(status.KeyConsidered{Fpr: k.Fingerprint(), Flags: flags})
 }
 
 func keyIDOf(p *packet.PKESK) string {
@@ -216,7 +168,7 @@ func (k *statusKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 		if o := k.owner(priv); o != nil {
 			keyConsidered(k.s, o, now, 0)
 		} else {
-			k.s.line("KEY_CONSIDERED", fmt.Sprintf("%X", priv.Fingerprint), 0)
+			k.s.Write(status.KeyConsidered{Fpr: fmt.Sprintf("%X", priv.Fingerprint), Flags: 0})
 		}
 	}
 	return privs
@@ -237,7 +189,7 @@ func (k *statusKeys) noSecKeys() {
 			}
 			keyConsidered(k.s, k.ring.OwnerOfKeyID(id), now, 0)
 		}
-		k.s.line("NO_SECKEY", keyIDOf(p))
+		k.s.Write(status.NoSeckey{KeyID: keyIDOf(p)})
 	}
 	k.missing = nil
 }
@@ -250,7 +202,7 @@ func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
 		if o := k.owner(priv); o != nil {
 			main = fmt.Sprintf("%016X", o.KeyID())
 		}
-		k.s.line("NEED_PASSPHRASE", id, main, int(priv.PubKeyAlgo), 0)
+		k.s.Write(status.NeedPassphrase{KeyID: id, MainKeyID: main, PubAlgo: int(priv.PubKeyAlgo), KeyLen: 0})
 	}
 	err := k.Keys.Unlock(priv)
 	if errors.Is(err, keyring.ErrBadPassphrase) || errors.Is(err, filter.ErrBadPassphrase) {
@@ -258,7 +210,7 @@ func (k *statusKeys) Unlock(priv *gcpacket.PrivateKey) error {
 		// 4, the agent) in this ERROR line; GPGME turns it into its
 		// bad-passphrase error. It writes no BAD_PASSPHRASE line.
 		k.badPass = true
-		k.s.line("ERROR", "pkdecrypt_failed", 4<<24|11)
+		k.s.Write(status.Error{Location: "pkdecrypt_failed", Code: strconv.Itoa(4<<24 | 11)})
 	}
 	return err
 }
@@ -280,7 +232,7 @@ func (d *decryptStatus) esk(p *packet.PKESK) {
 	d.sawESK = true
 	if p != nil {
 		d.sawPKESK = true
-		d.s.line("ENC_TO", keyIDOf(p), int(p.Algo), 0)
+		d.s.Write(status.EncTo{KeyID: keyIDOf(p), PubAlgo: int(p.Algo), KeyLen: 0})
 	}
 }
 
@@ -293,7 +245,7 @@ func (d *decryptStatus) skeskRead(p *packet.SKESK) {
 	}
 	d.skesk = p
 	mode, hash := p.S2KType()
-	d.s.line("NEED_PASSPHRASE_SYM", int(p.Cipher), int(mode), int(hash))
+	d.s.Write(status.NeedPassphraseSym{Cipher: int(p.Cipher), S2K: int(mode), Hash: int(hash)})
 }
 
 func (d *decryptStatus) sessionKey(sk filter.SessionKeyInfo) {
@@ -305,20 +257,20 @@ func (d *decryptStatus) sessionKey(sk filter.SessionKeyInfo) {
 			primary = o.Fingerprint()
 			trust = d.keys.ring.OwnerTrust(primary).Letter()
 		}
-		d.s.line("DECRYPTION_KEY", fpr, primary, trust)
+		d.s.Write(status.DecryptionKey{Fpr: fpr, PrimaryFpr: primary, OwnerTrust: trust})
 	}
 	if d.keys != nil {
 		d.keys.noSecKeys()
 	}
 	d.begin()
 	mdc, aead := decryptionInfo(sk)
-	d.s.line("DECRYPTION_INFO", mdc, int(sk.Cipher), aead)
+	d.s.Write(status.DecryptionInfo{MDC: mdc, Cipher: int(sk.Cipher), AEAD: aead})
 }
 
 func (d *decryptStatus) begin() {
 	if !d.began {
 		d.began = true
-		d.s.line("BEGIN_DECRYPTION")
+		d.s.Write(status.BeginDecryption{})
 	}
 }
 
@@ -337,9 +289,9 @@ func (d *decryptStatus) literal(l packet.Literal) {
 		t = l.Time.Unix()
 	}
 	// The name field is there even when empty, as gpg writes it.
-	d.s.line("PLAINTEXT", fmt.Sprintf("%02x", l.Format), t, statusEscape(l.FileName))
+	d.s.Write(status.Plaintext{Format: fmt.Sprintf("%02x", l.Format), Time: t, Name: l.FileName})
 	if l.Length >= 0 {
-		d.s.line("PLAINTEXT_LENGTH", l.Length)
+		d.s.Write(status.PlaintextLength{Length: l.Length})
 	}
 }
 
@@ -354,14 +306,14 @@ func (d *decryptStatus) done(err error) {
 	}
 	if err == nil {
 		if d.began {
-			d.s.line("DECRYPTION_OKAY")
+			d.s.Write(status.DecryptionOkay{})
 			if d.verified {
-				d.s.line("GOODMDC")
+				d.s.Write(status.GoodMDC{})
 			}
-			d.s.line("END_DECRYPTION")
+			d.s.Write(status.EndDecryption{})
 		}
 		if d.exit != nil {
-			d.s.exitFailure(d.exit())
+			statusExitFailure(d.s, d.exit())
 		}
 		return
 	}
@@ -374,10 +326,10 @@ func (d *decryptStatus) done(err error) {
 		// GPG_ERR_BAD_PASSPHRASE). A v4 SKESK is followed by SEIPD v1
 		// (MDC method 2).
 		d.begin()
-		d.s.line("DECRYPTION_INFO", 2, int(d.skesk.Cipher), 0)
-		d.s.line("ERROR", "symkey_decrypt.maybe_error", "11_BAD_PASSPHRASE")
-		d.s.line("DECRYPTION_FAILED")
-		d.s.line("END_DECRYPTION")
+		d.s.Write(status.DecryptionInfo{MDC: 2, Cipher: int(d.skesk.Cipher), AEAD: 0})
+		d.s.Write(status.Error{Location: "symkey_decrypt.maybe_error", Code: "11_BAD_PASSPHRASE"})
+		d.s.Write(status.DecryptionFailed{})
+		d.s.Write(status.EndDecryption{})
 		return
 	}
 	if !d.began && d.sawPKESK && errors.Is(err, filter.ErrNoSecretKey) {
@@ -385,19 +337,19 @@ func (d *decryptStatus) done(err error) {
 		// lines, and no FAILURE (NO_SECKEY or the ERROR line says
 		// why).
 		d.begin()
-		d.s.line("DECRYPTION_FAILED")
-		d.s.line("END_DECRYPTION")
+		d.s.Write(status.DecryptionFailed{})
+		d.s.Write(status.EndDecryption{})
 		return
 	}
 	if d.began || d.sawESK {
 		if d.began && errors.Is(err, filter.ErrAuthentication) {
-			d.s.line("BADMDC")
+			d.s.Write(status.BadMDC{})
 		}
 		d.begin()
-		d.s.line("DECRYPTION_FAILED")
-		d.s.line("END_DECRYPTION")
+		d.s.Write(status.DecryptionFailed{})
+		d.s.Write(status.EndDecryption{})
 	}
-	d.s.failure("decrypt", err)
+	statusFailure(d.s, "decrypt", err)
 }
 
 // recipientRefused writes gpg 2.2's lines for a -r that gives no key:
@@ -422,8 +374,8 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 	case errors.Is(err, keyring.ErrAmbiguous):
 		reason = 2
 	}
-	s.line("INV_RECP", reason, statusEscape(spec))
-	s.failureCode("encrypt", code)
+	s.Write(status.InvRecp{Reason: reason, Spec: status.Text(spec)})
+	statusFailureCode(s, "encrypt", code)
 }
 
 // newSymmetricS2K is NEED_PASSPHRASE_SYM's <S2K type> <S2K hash> for a
@@ -443,16 +395,10 @@ func encryptBegin(s *statusWriter, opt filter.EncryptOptions) {
 	// NEED_PASSPHRASE_SYM came before the passphrase was asked (the
 	// command fd's GET_HIDDEN follows it, as in gpg): newSymmetricS2K.
 	if opt.Format == filter.SEIPDv1 {
-		s.line("BEGIN_ENCRYPTION", 2, int(opt.Cipher))
+		s.Write(status.BeginEncryption{MDC: 2, Cipher: int(opt.Cipher)})
 		return
 	}
-	s.line("BEGIN_ENCRYPTION", 0, int(opt.Cipher), int(opt.AEAD))
-}
-
-// statusText is a free-text argument as gpg's write_status_text writes
-// it: line breaks escaped, everything else as it is.
-func statusText(s string) string {
-	return strings.NewReplacer("\n", "\\n", "\r", "\\r").Replace(s)
+	s.Write(status.BeginEncryption{MDC: 0, Cipher: int(opt.Cipher), AEAD: int(opt.AEAD)})
 }
 
 // sigDetails is what the status lines need from a signature packet

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
+	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -30,8 +32,23 @@ func (s *sigReporter) trust(k *keyring.Key) (word string) {
 		return ""
 	}
 	v := s.signers.ring.Validity(k.Fingerprint(), s.trustModel)
-	s.status.line(v.Status(), 0, s.trustModel)
+	s.status.Write(status.Trust{Level: trustLevel(v), Model: s.trustModel})
 	return " [" + v.Word() + "]"
+}
+
+// trustLevel is the TRUST_ line gpg writes for a signer of validity v.
+func trustLevel(v keyring.OwnerTrust) status.TrustLevel {
+	switch v {
+	case keyring.TrustNever:
+		return status.TrustNever
+	case keyring.TrustMarginal:
+		return status.TrustMarginal
+	case keyring.TrustFully:
+		return status.TrustFully
+	case keyring.TrustUltimate:
+		return status.TrustUltimate
+	}
+	return status.TrustUndefined
 }
 
 // checkRecipient applies gpg's rule to a recipient named with -r or -R:
@@ -42,7 +59,7 @@ func (s *sigReporter) trust(k *keyring.Key) (word string) {
 // lines GPGME and Emacs read, unless the user, asked without --batch on the
 // terminal or through --command-fd, says to use it anyway. --encrypt-to,
 // --default-recipient and -f keys are not checked, as in gpg.
-func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.Ring, spec string, rc keyring.Recipient) error {
+func checkRecipient(st *state, o *options, sw *statusWriter, ring *keyring.Ring, spec string, rc keyring.Recipient) error {
 	model := o.trustModelName()
 	if model == keyring.ModelAlways {
 		return nil
@@ -69,7 +86,7 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 		} else {
 			text += "It is NOT certain that the key belongs to the person named\nin the user ID.  If you *really* know what you are doing,\nyou may answer the next question with yes.\n\n"
 		}
-		status.line("USERID_HINT", id, statusText(rc.Key.PrimaryUserID()))
+		sw.Write(status.UserIDHint{KeyID: id, UserID: status.Text(rc.Key.PrimaryUserID())})
 		yes, err := askBool(st, o, "untrusted_key.override", text, "Use this key anyway? (y/N) ")
 		if err != nil {
 			return err
@@ -78,14 +95,14 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 			return nil
 		}
 	}
-	why := fmt.Sprintf("there is no assurance key %s belongs to %q", id, rc.Key.PrimaryUserID())
+	why := fmt.Sprintf("there is no assurance key %s belongs to %s", id, escape.Quoted(rc.Key.PrimaryUserID()))
 	if bad {
 		why = fmt.Sprintf("key %s is marked as untrusted (owner trust never)", id)
 	}
 	err := fmt.Errorf("recipient %q: %w: %s", spec, keyring.ErrUnusable, why)
 	// gpg writes this code bare, without its source: FAILURE encrypt 53.
-	status.line("INV_RECP", 10, statusText(spec))
-	status.failureCode("encrypt", 53)
+	sw.Write(status.InvRecp{Reason: 10, Spec: status.Text(spec)})
+	statusFailureCode(sw, "encrypt", 53)
 	if bad {
 		return err
 	}
@@ -98,7 +115,7 @@ func checkRecipient(st *state, o *options, status *statusWriter, ring *keyring.R
 // note writes what gpg writes with log_info: a line on standard error
 // that --quiet does not silence.
 func note(st *state, format string, args ...any) {
-	fmt.Fprintf(st.stderr, "%s: %s\n", st.prog, fmt.Sprintf(format, args...))
+	st.say("%s", fmt.Sprintf(format, args...))
 }
 
 func cmdImportOwnerTrust(st *state, o *options) error {
