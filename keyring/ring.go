@@ -765,10 +765,13 @@ func (m matcher) userID(k *Key) (string, bool) {
 	return "", false
 }
 
-// emailOf returns the address between the last "<" and ">" of a user ID,
-// or the whole user ID when it is a bare address.
+// emailOf returns the address between the first "<" and the ">" after
+// it, as gpg's keybox search reads a user ID, or the whole user ID when
+// it is a bare address. The first, not the last: "Eve <eve@example.org>
+// <alice@example.org>" is Eve's address to gpg, and must not be Alice's
+// here (an exact-address search would otherwise find Eve for Alice).
 func emailOf(uid string) string {
-	if i := strings.LastIndexByte(uid, '<'); i >= 0 {
+	if i := strings.IndexByte(uid, '<'); i >= 0 {
 		if j := strings.IndexByte(uid[i:], '>'); j > 0 {
 			return uid[i+1 : i+j]
 		}

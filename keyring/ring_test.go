@@ -55,10 +55,11 @@ func TestEmailOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"A B <a@b.test>":       "a@b.test",
 		"a@b.test":             "a@b.test",
-		"Name (c) <x@y> <z@w>": "z@w",
-		"no address":           "",
-		"<only@address.test>":  "only@address.test",
-		"broken <a@b.test":     "",
+		"Name (c) <x@y> <z@w>": "x@y",
+		"Eve <eve@example.org> <alice@example.org>": "eve@example.org",
+		"no address":          "",
+		"<only@address.test>": "only@address.test",
+		"broken <a@b.test":    "",
 	} {
 		if got := emailOf(in); got != want {
 			t.Errorf("emailOf(%q) = %q, want %q", in, got, want)

@@ -30,6 +30,7 @@ var clientScenarios = []clientScenario{
 	{"git-commit", "git-commit.sh", []string{"git"}},
 	{"git-tag", "git-tag.sh", []string{"git"}},
 	{"git-merge", "git-merge.sh", []string{"git"}},
+	{"git-hostile", "git-hostile.sh", []string{"git"}},
 	{"pass", "pass.sh", []string{"pass"}},
 	{"python-gnupg-keys", "python-gnupg-keys.sh", []string{"python3-gnupg"}},
 	{"python-gnupg-crypt", "python-gnupg-crypt.sh", []string{"python3-gnupg"}},
