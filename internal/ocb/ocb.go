@@ -79,6 +79,10 @@ type ocbAEAD struct {
 	// Exactly one of hw and b is set.
 	hw *hwKey
 	b  cipher.Block
+
+	// The message being sealed or opened in pieces (piece.go).
+	piece   state
+	pieceAD block
 }
 
 // New returns OCB-AES with the given nonce size (1..15 bytes; OpenPGP uses
