@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -191,7 +193,8 @@ func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
 	if opt.Events == nil {
 		opt.Events = nopEvents{}
 	}
-	src := iobuf.NewReader(in, iobuf.DefaultSize)
+	src := inputReader(in)
+	defer closeInput(src)
 	if head, _ := src.Peek(len(clearBegin) + 16); IsClearSigned(head) {
 		return verifyClearSigned(src, out, opt)
 	}
@@ -505,6 +508,26 @@ func (m markWrites) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// inputReader buffers a message's input. A regular file is read ahead
+// on a goroutine of its own when there is a second core, so that the
+// kernel's copies out of the page cache overlap the decryption; other
+// inputs (pipes, terminals, sockets) are read only as far as the message
+// needs, as gpg reads them.
+func inputReader(in io.Reader) iobuf.Reader {
+	if f, ok := in.(*os.File); ok && runtime.GOMAXPROCS(0) > 1 {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return iobuf.NewAhead(f)
+		}
+	}
+	return iobuf.NewReader(in, iobuf.DefaultSize)
+}
+
+func closeInput(r iobuf.Reader) {
+	if a, ok := r.(*iobuf.Ahead); ok {
+		a.Close()
+	}
+}
+
 // openStream buffers in and, when it starts with ASCII armor, decodes it.
 // An empty input is the error named by empty.
 // armoredAfterText reports whether input that cannot be binary OpenPGP
@@ -512,7 +535,7 @@ func (m markWrites) Write(p []byte) (int, error) {
 // header line further on: gpg skips text before it, and old messages
 // (GnuPG's own test files among them) carry a note above the armor. Only
 // the first 32 KiB are searched, as far as gpg's first buffer reaches.
-func armoredAfterText(src *iobuf.Buffered, head []byte) bool {
+func armoredAfterText(src iobuf.Reader, head []byte) bool {
 	if head[0]&0x80 != 0 {
 		return false
 	}
@@ -521,7 +544,7 @@ func armoredAfterText(src *iobuf.Buffered, head []byte) bool {
 }
 
 func openStream(in io.Reader, size int, empty string) (iobuf.Reader, error) {
-	src, ok := in.(*iobuf.Buffered)
+	src, ok := in.(iobuf.Reader)
 	if !ok {
 		src = iobuf.NewReader(in, size)
 	}

@@ -98,10 +98,11 @@ func NewAEADData(e Engine, a packet.AEADData, sessionKey []byte) *Suite {
 // crypter seals and opens the chunks of one packet. It owns its AEAD
 // instance and scratch space, so each worker of a pool has its own.
 type crypter struct {
-	s     *Suite
-	aead  cipher.AEAD
-	nonce [16]byte
-	ad    [5 + 8 + 8]byte
+	s      *Suite
+	aead   cipher.AEAD
+	pieces Pieces // the same instance, when it takes a chunk in pieces
+	nonce  [16]byte
+	ad     [5 + 8 + 8]byte
 }
 
 func newCrypter(s *Suite) (*crypter, error) {
@@ -112,7 +113,8 @@ func newCrypter(s *Suite) (*crypter, error) {
 	if a.NonceSize() != len(s.IV) || a.Overhead() != TagSize {
 		panic("chunk: AEAD engine disagrees with the mode's nonce or tag size")
 	}
-	return &crypter{s: s, aead: a}, nil
+	p, _ := a.(Pieces)
+	return &crypter{s: s, aead: a, pieces: p}, nil
 }
 
 func (c *crypter) nonceFor(index uint64) []byte {
@@ -192,13 +194,24 @@ const seqRun = 64 << 10
 // NewOpener returns the Opener for s over src, the chunks and final tag
 // (the packet body after its fixed fields): a pool of threads workers for
 // chunks of at least 64 KiB when threads > 1, else the calling goroutine.
+//
+// An engine that opens a chunk in pieces (OCB) is always run on the
+// calling goroutine: it decrypts straight from the reader's buffer at
+// about 10 GiB/s, faster than read(2) delivers a file, and the reader
+// (iobuf.Ahead) already has the other core. Measured on 512 MiB of
+// AES-256 OCB in 4 MiB chunks, on 2 cores: the pool took 1.3-1.7 times
+// as long, its gathering copy into the slots costing more than the
+// second core saves.
 func NewOpener(src iobuf.Reader, s *Suite, threads int) (Opener, error) {
-	if threads > 1 && s.ChunkSize >= minParallelChunk {
-		return newParallelOpener(src, s, threads)
-	}
 	cc, err := newCrypter(s)
 	if err != nil {
 		return nil, err
+	}
+	if cc.pieces != nil {
+		return newPieceOpener(src, cc, s.ChunkSize), nil
+	}
+	if threads > 1 && s.ChunkSize >= minParallelChunk {
+		return newParallelOpener(src, s, threads)
 	}
 	return &seqOpener{src: src, cc: cc, cs: s.ChunkSize, buf: make([]byte, max(s.ChunkSize, seqRun), max(s.ChunkSize, seqRun)+TagSize)}, nil
 }
