@@ -210,6 +210,12 @@ func NewReader(r io.Reader) (*Reader, error) {
 // "PGP PUBLIC KEY BLOCK".
 func (a *Reader) Type() string { return a.typ }
 
+// Line is the number of input lines read so far, counting from where
+// NewReader started (so the text skipped before the BEGIN line too).
+// Once Read has returned io.EOF it is the END line's number, which lets a
+// caller that reads on from the same *bufio.Reader name lines after it.
+func (a *Reader) Line() int { return a.line }
+
 // Headers returns the armor headers ("Comment", "Version", ...), each key
 // with its values in input order. The map belongs to the reader.
 func (a *Reader) Headers() map[string][]string { return a.headers }

@@ -435,6 +435,10 @@ func TestArmorConsecutiveBlocks(t *testing.T) {
 		if err != nil || string(got) != s {
 			t.Fatalf("got %q, %v; want %q", got, err, s)
 		}
+		// BEGIN, blank line, one base64 line, checksum, END.
+		if a.Line() != 5 {
+			t.Fatalf("block %q ended at line %d, want 5", s, a.Line())
+		}
 	}
 	rest, _ := io.ReadAll(br)
 	if string(rest) != "trailer\n" {

@@ -171,6 +171,10 @@ func containsString(list []string, s string) bool {
 type clearSigned struct {
 	hashes []string
 	lines  [][]byte
+	// read counts the input lines read up to the signature block
+	// (blank lines before the BEGIN line included), so that errors
+	// after the message can name a line.
+	read int
 }
 
 func clearErr(format string, args ...any) error {
@@ -185,6 +189,9 @@ func readClearSigned(r *bufio.Reader) (*clearSigned, error) {
 		l, err := r.ReadBytes('\n')
 		if err == io.EOF && len(l) > 0 {
 			err = nil
+		}
+		if len(l) > 0 {
+			cs.read++
 		}
 		return bytes.TrimRight(l, "\r\n"), err
 	}
@@ -231,6 +238,7 @@ func readClearSigned(r *bufio.Reader) (*clearSigned, error) {
 		if err != nil {
 			return nil, clearErr("no signature follows the text")
 		}
+		cs.read++
 		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
 		if len(l) > 0 && l[0] == '-' {
 			rest, ok := bytes.CutPrefix(l, []byte("- "))
@@ -251,36 +259,37 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
-// verifyClearSigned checks a cleartext signed message and writes its text
-// to out once the signatures are read: the signed text, each line without
-// trailing whitespace and ending in LF.
-func verifyClearSigned(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
-	br := bufio.NewReaderSize(in, 64<<10)
-	cs, err := readClearSigned(br)
+// readClearMessage reads a cleartext signed message from br and checks
+// its signatures. It writes nothing: the text is released by writeText
+// once the caller knows that nothing after the message makes it fail.
+// lines is how many input lines the message took, its signature block's
+// END line included.
+func readClearMessage(br *bufio.Reader, opt DecryptOptions) (res *Result, cs *clearSigned, lines int, err error) {
+	cs, err = readClearSigned(br)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	res := &Result{}
+	res = &Result{}
 	v := &verifier{keys: opt.Signers, res: res, allowWeak: opt.AllowWeakDigests}
 	ar, err := armor.NewReader(br)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	if ar.Type() != "PGP SIGNATURE" {
-		return nil, clearErr("the text is followed by %q, not a signature block", ar.Type())
+		return nil, nil, 0, clearErr("the text is followed by %q, not a signature block", ar.Type())
 	}
 	r := iobuf.NewReader(ar, 64<<10)
 	if err := v.signatures(r, "a cleartext signature block"); err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	if len(v.pre) == 0 && len(v.results) == 0 {
-		return nil, clearErr("the signature block holds no signature")
+		return nil, nil, 0, clearErr("the signature block holds no signature")
 	}
 	for _, p := range v.pre {
 		// §7.1: a Hash header that does not name the signature's hash is
 		// an attempt to mislead about what was signed.
 		if len(cs.hashes) > 0 && p.sig.Version != 6 && !containsString(cs.hashes, p.sig.Hash.String()) {
-			return nil, clearErr("the Hash header says %s, a signature uses %v", strings.Join(cs.hashes, ","), p.sig.Hash)
+			return nil, nil, 0, clearErr("the Hash header says %s, a signature uses %v", strings.Join(cs.hashes, ","), p.sig.Hash)
 		}
 	}
 	canon := &canonicalText{w: v.literal(io.Discard)}
@@ -294,12 +303,13 @@ func verifyClearSigned(in io.Reader, out io.Writer, opt DecryptOptions) (*Result
 	}
 	if opt.Events != nil {
 		opt.Events.Literal(packet.Literal{Format: 't', Length: -1}) // no length ahead of the text
-		for _, s := range res.Signatures {
-			opt.Events.Signature(s)
-		}
 	}
-	// The output is what the signatures cover: each line without its
-	// trailing whitespace (as gpg writes it), ending in LF.
+	return res, cs, cs.read + ar.Line(), nil
+}
+
+// writeText writes what the signatures cover: each line without its
+// trailing whitespace (as gpg writes it), ending in LF.
+func (cs *clearSigned) writeText(out io.Writer, res *Result) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	for _, l := range cs.lines {
 		l = bytes.TrimRight(l, " \t\r")
@@ -308,9 +318,9 @@ func verifyClearSigned(in io.Reader, out io.Writer, opt DecryptOptions) (*Result
 		res.Bytes += int64(len(l) + 1)
 	}
 	if err := bw.Flush(); err != nil {
-		return res, writeError{err}
+		return writeError{err}
 	}
-	return res, nil
+	return nil
 }
 
 // FormCleartext is the form of a signature of a cleartext signed message.

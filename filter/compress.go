@@ -151,6 +151,10 @@ type readAhead struct {
 	held   []byte // the hand-over buffer cur is in, to give back
 	err    error  // sticky, once cur is used up
 	closed bool
+	// dropped counts what drain read and dropped: the body after the
+	// compressed stream (exact for ZIP and ZLIB, which inflate leaves
+	// right after the stream; BZIP2's reader buffers ahead).
+	dropped int64
 }
 
 func newReadAhead(src iobuf.Reader) *readAhead {
@@ -251,6 +255,7 @@ func (a *readAhead) Read(p []byte) (int, error) { return iobuf.ReadVia(a, p) }
 // clean end; afterwards the goroutine has stopped.
 func (a *readAhead) drain() error {
 	for {
+		a.dropped += int64(len(a.cur) - a.pos)
 		a.pos = len(a.cur)
 		if _, err := a.Peek(1); err != nil {
 			<-a.done

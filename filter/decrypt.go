@@ -185,36 +185,6 @@ func (nopEvents) Warning(Warning)           {}
 // signatures): the largest real ones, post-quantum PKESKs, are under 2 KiB.
 const maxSmallPacket = 64 << 10
 
-// Decrypt reads an OpenPGP message from in (binary or armored) and writes
-// its literal data to out. Integrity is verified before Decrypt returns
-// nil; when it returns an error, whatever it already wrote to out must be
-// treated as unauthenticated.
-func Decrypt(in io.Reader, out io.Writer, opt DecryptOptions) (*Result, error) {
-	if opt.Events == nil {
-		opt.Events = nopEvents{}
-	}
-	src := inputReader(in)
-	defer closeInput(src)
-	if head, _ := src.Peek(len(clearBegin) + 16); IsClearSigned(head) {
-		return verifyClearSigned(src, out, opt)
-	}
-	r, err := openStream(src, iobuf.DefaultSize, "no input: the message is empty")
-	if err != nil {
-		return nil, err
-	}
-	d := &decryptor{opt: opt, out: out, res: &Result{}}
-	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, allowWeak: opt.AllowWeakDigests, res: d.res}
-	defer d.sigs.wait() // stops the hashing goroutine on every return
-	if err := d.top(r); err != nil {
-		return d.res, err
-	}
-	d.res.Signatures = d.sigs.finish()
-	for _, s := range d.res.Signatures {
-		opt.Events.Signature(s)
-	}
-	return d.res, nil
-}
-
 type decryptor struct {
 	opt      DecryptOptions
 	out      io.Writer
@@ -222,8 +192,13 @@ type decryptor struct {
 	pkesks   []*packet.PKESK
 	skesks   []*packet.SKESK
 	literals int
-	warned   map[WarningKind]bool
-	sigs     verifier
+	// complete is set once the message's data packet (encrypted,
+	// literal or compressed) has been read: see continues.
+	complete  bool
+	onePasses int  // one-pass signature packets read
+	armored   bool // the packets are an armored block's, for offsets in errors
+	warned    map[WarningKind]bool
+	sigs      verifier
 	// accept, while set, vets a session key before sessionKey returns
 	// it (see there).
 	accept func(key []byte, c packet.CipherAlgo) bool
@@ -247,19 +222,18 @@ func (d *decryptor) begin(s SessionKeyInfo, key []byte) {
 	d.opt.Events.SessionKey(s)
 }
 
-// top walks the outer packets: session keys, then one encrypted packet.
+// top walks the outer packets of one message: session keys, then one
+// encrypted packet; or a plain message's packets. It stops at the end of
+// the input or before the first packet that is not part of the message.
 func (d *decryptor) top(r iobuf.Reader) error {
 	seen := 0
 	for {
+		if d.complete && !d.continues(r) {
+			return d.ended(seen)
+		}
 		h, err := packet.ReadHeader(r)
 		if err == io.EOF {
-			if seen == 0 {
-				return errors.New("no OpenPGP packets found in the input")
-			}
-			if d.literals == 0 {
-				return errors.New("no encrypted data or literal data found: nothing to decrypt")
-			}
-			return nil
+			return d.ended(seen)
 		}
 		if err != nil {
 			return err
@@ -294,25 +268,22 @@ func (d *decryptor) top(r iobuf.Reader) error {
 				return err
 			}
 		case packet.TagSEIPD:
-			if d.res.Encrypted {
-				return &packet.StructuralError{Packet: "SEIPD", Offset: h.Offset, Msg: "a second encrypted data packet; a message has one"}
-			}
 			if err := d.seipd(body, h); err != nil {
 				return err
 			}
+			d.complete = true
 		case packet.TagAEAD:
-			if d.res.Encrypted {
-				return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "a second encrypted data packet; a message has one"}
-			}
 			if err := d.aead(body, h); err != nil {
 				return err
 			}
+			d.complete = true
 		case packet.TagSED:
 			if err := d.sed(body, h); err != nil {
 				return err
 			}
+			d.complete = true
 		case packet.TagLiteral, packet.TagCompressed, packet.TagOnePassSignature, packet.TagSignature:
-			if d.res.Encrypted || len(d.pkesks)+len(d.skesks) > 0 {
+			if len(d.pkesks)+len(d.skesks) > 0 {
 				return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unencrypted data next to encrypted data"}
 			}
 			d.warn(warnNotEncrypted)
@@ -321,12 +292,47 @@ func (d *decryptor) top(r iobuf.Reader) error {
 			if err := d.plainPacket(r, h, body, 0); err != nil {
 				return err
 			}
+			if h.Tag == packet.TagLiteral || h.Tag == packet.TagCompressed {
+				d.complete = true
+			}
 		case packet.TagPublicKey, packet.TagSecretKey:
 			return fmt.Errorf("the input is a key, not a message (use --import)")
 		default:
 			return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unexpected packet in a message"}
 		}
 	}
+}
+
+// ended checks a message that ended after seen packets.
+func (d *decryptor) ended(seen int) error {
+	if seen == 0 {
+		return errors.New("no OpenPGP packets found in the input")
+	}
+	if d.literals == 0 {
+		return errors.New("no encrypted data or literal data found: nothing to decrypt")
+	}
+	return nil
+}
+
+// continues reports whether the packet r is at, after the message's
+// data, still belongs to the message. Markers and padding do, being
+// ignored anywhere. A signature does while a one-pass packet waits for
+// it (RFC 9580 §10.3 closes each with one signature after the data), and
+// in old GnuPG's literal-then-signature form, which has nothing before
+// the data; any other signature begins the next message.
+func (d *decryptor) continues(r iobuf.Reader) bool {
+	buf, _ := r.Peek(6) // the longest header
+	h, more, err := packet.ParseHeader(buf, -1)
+	if err != nil || more > 0 {
+		return false
+	}
+	switch h.Tag {
+	case packet.TagMarker, packet.TagPadding:
+		return true
+	case packet.TagSignature:
+		return !d.res.Encrypted && (len(d.sigs.ops) > 0 || d.onePasses == 0 && len(d.sigs.pre) == 0)
+	}
+	return false
 }
 
 // seipd decrypts a SEIPD packet.
@@ -480,8 +486,19 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 		}
 		// Whatever follows the compressed stream inside its packet is
 		// not part of it; read it off so the next packet starts right.
-		return body.Discard()
+		if err := body.Discard(); err != nil {
+			return err
+		}
+		if n := afterStream(dc); n > 0 && depth == 0 && h.Kind == packet.Indeterminate {
+			// A packet of indeterminate length runs to the end of the
+			// input (gpg -s writes one), so whatever was appended to
+			// the message ends up in it, and would be dropped unseen.
+			return &TrailingError{What: fmt.Sprintf("%d bytes after the compressed data that runs to the end of the input", n),
+				Offset: offsetOf(r) - n, InArmor: d.armored}
+		}
+		return nil
 	case packet.TagOnePassSignature:
+		d.onePasses++
 		return d.sigs.onePass(body, h)
 	case packet.TagSignature:
 		return d.sigs.signature(body, h)
@@ -489,6 +506,26 @@ func (d *decryptor) plainPacket(r iobuf.Reader, h packet.Header, body *packet.Bo
 		return body.Discard()
 	}
 	return &packet.StructuralError{Packet: h.Tag.String(), Offset: h.Offset, Msg: "unexpected packet inside a message"}
+}
+
+// afterStream is how many bytes of a compressed packet's body followed
+// its compressed stream.
+func afterStream(dc Decompressor) int64 {
+	if l, ok := dc.(*limitReader); ok {
+		dc = l.Decompressor
+	}
+	if s, ok := dc.(*stream); ok {
+		return s.ahead.dropped
+	}
+	return 0
+}
+
+// offsetOf is how far r is into its stream, -1 when it cannot tell.
+func offsetOf(r iobuf.Reader) int64 {
+	if b, ok := r.(interface{ Offset() int64 }); ok {
+		return b.Offset()
+	}
+	return -1
 }
 
 // copyOut streams a literal body to out, marking write failures so they

@@ -89,3 +89,50 @@ func FuzzDecryptAEAD(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMessages feeds arbitrary input to Messages, which splits it into
+// messages: it must never panic or hang, every message it reads must
+// take some of the input, and an input Decrypt accepts must read as
+// exactly that one message.
+func FuzzMessages(f *testing.F) {
+	skesk, seipd := fuzzMessage(f, literalPacket([]byte("x")), packet.CipherAES128)
+	enc := append(skesk, seipd...)
+	lit := literalPacket([]byte("plain"))
+	clear := "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\ntext\n-----BEGIN PGP SIGNATURE-----\n\nwyQ=\n-----END PGP SIGNATURE-----\n"
+	f.Add(append(bytes.Clone(enc), enc...))
+	f.Add(append(bytes.Clone(lit), lit...))
+	f.Add([]byte(clear + "\n" + clear + "trailing text\n"))
+	f.Add([]byte("-----BEGIN PGP MESSAGE-----\n\nyxRiAAAAAABIZWxsbywgd29ybGQhCg==\n-----END PGP MESSAGE-----\ntext\n-----BEGIN PGP MESSAGE-----\n\nyxRiAAAAAABIZWxsbywgd29ybGQhCg==\n-----END PGP MESSAGE-----\n"))
+	opt := DecryptOptions{Keys: passKeys{[]byte("pw")}, MaxDecompressed: 1 << 20}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var one bytes.Buffer
+		_, derr := Decrypt(bytes.NewReader(in), &one, opt)
+		m := NewMessages(bytes.NewReader(in))
+		defer m.Close()
+		var all bytes.Buffer
+		n := 0
+		for {
+			if n > len(in) {
+				t.Fatalf("%d messages from %d bytes", n, len(in))
+			}
+			if n > 0 {
+				if more, err := m.More(); err != nil || !more {
+					if derr == nil && (n != 1 || more || err != nil) {
+						t.Fatalf("Decrypt read one message, Messages %d and then %v, %v", n, more, err)
+					}
+					break
+				}
+			}
+			if _, err := m.Next(&all, opt); err != nil {
+				if derr == nil {
+					t.Fatalf("Decrypt read the message, Next failed: %v", err)
+				}
+				break
+			}
+			n++
+		}
+		if derr == nil && !bytes.Equal(one.Bytes(), all.Bytes()) {
+			t.Fatalf("Decrypt wrote %q, Messages %q", one.Bytes(), all.Bytes())
+		}
+	})
+}

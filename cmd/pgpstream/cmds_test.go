@@ -6,7 +6,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 
 	"github.com/ProtonMail/go-crypto/openpgp/s2k"
@@ -72,6 +74,27 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			copy(b[i:], seed[:])
 		}
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+	},
+	// exitcode N PROG ARGS...: run PROG as exec does and want exit status
+	// N: gpg's 1 (a bad signature) and 2 (an error) mean different things
+	// to its callers, which "! exec" cannot tell apart.
+	"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 || neg {
+			ts.Fatalf("usage: exitcode N PROG ARGS...")
+		}
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		got := 0
+		if err := ts.Exec(args[1], args[2:]...); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				ts.Fatalf("%s: %v", args[1], err)
+			}
+			got = ee.ExitCode()
+		}
+		if got != want {
+			ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+		}
 	},
 	// mksed OUT PASSPHRASE IN: write a Symmetrically Encrypted Data (tag 9)
 	// message, as PGP 2 era software did: SKESK v4 without an encrypted

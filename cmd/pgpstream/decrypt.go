@@ -45,27 +45,52 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		return listOnly(st, o, in, ring, sw, ds)
 	}
 	rk := &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
-	var keys filter.Keys = rk
-	if sw != nil {
-		ds.keys = &statusKeys{Keys: keys, s: sw, ring: ring, given: o.passphraseSet || o.passphraseFile != ""}
-		keys = ds.keys
-	}
 	out, err := openOutput(st, o, outPath, true)
 	if err != nil {
 		return err
 	}
 	signers := newRingSigners(ring)
 	sigs := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
-	res, err := filter.Decrypt(in, out.w, filter.DecryptOptions{
-		Keys:              keys,
-		AllowUnprotected:  o.allowUnprotected,
-		MaxDecompressed:   o.maxOutput,
-		Threads:           o.threads,
-		Signers:           signers,
-		LegacyLiteralHash: o.legacyLiteralHash,
-		AllowWeakDigests:  o.allowWeakDigests,
-		SessionKey:        given,
-		Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey},
+	var (
+		read     int   // messages read
+		total    int64 // their literal data
+		last     *filter.Result
+		withhold bool
+	)
+	next := func() filter.DecryptOptions {
+		if read++; read > 1 {
+			// The message before succeeded; its lines end here, the
+			// exit code's at the very end.
+			ds.exit = nil
+			ds.done(nil)
+			ds = &decryptStatus{s: sw, exit: func() int { return st.exit }, given: given != nil}
+			rk.skesk = nil
+		}
+		var keys filter.Keys = rk
+		if sw != nil {
+			ds.keys = &statusKeys{Keys: keys, s: sw, ring: ring, given: o.passphraseSet || o.passphraseFile != ""}
+			keys = ds.keys
+		}
+		return filter.DecryptOptions{
+			Keys:              keys,
+			AllowUnprotected:  o.allowUnprotected,
+			MaxDecompressed:   o.maxOutput,
+			Threads:           o.threads,
+			Signers:           signers,
+			LegacyLiteralHash: o.legacyLiteralHash,
+			AllowWeakDigests:  o.allowWeakDigests,
+			SessionKey:        given,
+			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple},
+		}
+	}
+	err = readMessages(o, in, out.w, next, func(res *filter.Result) {
+		total += res.Bytes
+		last = res
+		// After one message is withheld the output is lost anyway:
+		// the reports of the others would only repeat it.
+		if !withhold && signatureOutcome(st, res, sigs, o.allowUnprotected) {
+			withhold = true
+		}
 	})
 	if given == nil && (errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication)) {
 		// gpg clears a cached passphrase that failed (a wrong one
@@ -73,6 +98,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		rk.pass.forgetSymmetric()
 	}
 	if err != nil {
+		trailingStatus(sw, err)
 		released := out.released()
 		out.abort()
 		if released {
@@ -80,7 +106,8 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		}
 		return err
 	}
-	if signatureOutcome(st, res, sigs, o.allowUnprotected) {
+	st.exit = max(st.exit, sigs.exit())
+	if withhold {
 		if out.released() {
 			st.hintf("more than %d MiB had already been written to %s: discard it", holdback>>20, out.name)
 		}
@@ -90,8 +117,52 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if err := out.commit(); err != nil {
 		return err
 	}
-	st.infof("decrypted %d bytes (%s, %v)", res.Bytes, res.Mode(), res.Cipher)
+	if read > 1 {
+		st.infof("decrypted %d messages, %d bytes", read, total)
+	} else {
+		st.infof("decrypted %d bytes (%s, %v)", total, last.Mode(), last.Cipher)
+	}
 	return nil
+}
+
+// readMessages reads the one message of in, or with
+// --allow-multiple-messages each message in turn, writing their data to
+// out. Each message is read with the options next gives, so that its
+// Events hear of that message alone, and handed to done once read and
+// checked. It stops at the first error: what is left of the input can
+// no longer be told apart.
+func readMessages(o *options, in io.Reader, out io.Writer, next func() filter.DecryptOptions, done func(*filter.Result)) error {
+	if !o.allowMultiple {
+		res, err := filter.Decrypt(in, out, next())
+		if err == nil {
+			done(res)
+		}
+		return err
+	}
+	m := filter.NewMessages(in)
+	defer m.Close()
+	for first := true; ; first = false {
+		if !first {
+			if more, err := m.More(); err != nil || !more {
+				return err
+			}
+		}
+		res, err := m.Next(out, next())
+		if err != nil {
+			return err
+		}
+		done(res)
+	}
+}
+
+// trailingStatus writes the ERROR line gpg writes when a second message
+// follows the first ("multiple plaintexts"): GPGME fails the whole
+// operation on it, whatever it read before.
+func trailingStatus(s *statusWriter, err error) {
+	var t *filter.TrailingError
+	if errors.As(err, &t) && t.Message {
+		s.Write(status.Error{Location: "proc_pkt.plaintext", Code: "89_BAD_DATA"})
+	}
 }
 
 type decryptEvents struct {
@@ -101,6 +172,10 @@ type decryptEvents struct {
 	out    *output
 	keys   *ringKeys
 	show   bool // --show-session-key
+	// hold keeps the output held back even for AEAD: with several
+	// messages, one that releases authenticated chunks must not open
+	// the way for the next one's unauthenticated plaintext.
+	hold bool
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
@@ -116,7 +191,7 @@ func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
 	if e.show {
 		showSessionKey(e.st, e.status.s, s)
 	}
-	if s.Format.ReleasesAuthenticated() && e.out != nil {
+	if s.Format.ReleasesAuthenticated() && e.out != nil && !e.hold {
 		// Each chunk is authenticated before it is released: nothing
 		// to hold back, and the memory stays with the chunks.
 		e.out.stream()
@@ -137,6 +212,7 @@ func (e *decryptEvents) Warning(w filter.Warning) { e.st.warnf("%s", w.Msg) }
 // hintsFor suggests the flag that would help with err.
 func hintsFor(err error) []string {
 	var unp filter.ErrUnprotected
+	var trailing *filter.TrailingError
 	switch {
 	case errors.As(err, &unp):
 		return []string{"if you trust where it came from, --allow-unprotected reads it anyway (the output may have been tampered with)"}
@@ -153,6 +229,8 @@ func hintsFor(err error) []string {
 		return []string{"check the passphrase; --passphrase-file reads only the first line of the file"}
 	case errors.Is(err, filter.ErrTooMuchOutput):
 		return []string{"raise the limit with --max-output N"}
+	case errors.As(err, &trailing) && trailing.Message:
+		return []string{"--allow-multiple-messages reads each message in turn and checks each on its own"}
 	}
 	return nil
 }

@@ -105,6 +105,7 @@ type options struct {
 	forceAEAD, rfc4880bis                          bool
 	legacyLiteralHash, allowUnprotected            bool
 	allowWeakDigests                               bool
+	allowMultiple                                  bool // --allow-multiple-messages
 	maxOutput                                      int64
 	keyVersion                                     int
 	textmode                                       bool
@@ -396,6 +397,8 @@ var baseOptions = []optDef{
 	{long: "no-tty", cat: catIO, usage: "never use the terminal: no prompt (a missing passphrase is an error), no progress line", set: setBool(func(o *options) *bool { return &o.noTTY })},
 	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write the data of an unencrypted message no signature vouches for", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
 	{long: "ignore-mdc-error", alias: "allow-unprotected", hidden: true},
+	{long: "allow-multiple-messages", cat: catIO, usage: "read each message of the input in turn (-d, --verify), each checked and reported on its own; --output is written only if every one succeeds (without it, a second message is an error)", set: setBool(func(o *options) *bool { return &o.allowMultiple })},
+	{long: "no-allow-multiple-messages", cat: catIO, hidden: true, usage: "undo --allow-multiple-messages: an input holds one message", set: clearBool(func(o *options) *bool { return &o.allowMultiple })},
 	{long: "max-output", arg: "N", cat: catIO, usage: "refuse compressed data that inflates beyond N bytes (0: no limit)", set: func(o *options, v string) error {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
@@ -470,7 +473,6 @@ var baseOptions = []optDef{
 	{long: "bzip2-compress-level", arg: "N", kind: kNoop, usage: "pgpstream writes no BZIP2"},
 	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
-	{long: "no-allow-multiple-messages", kind: kNoop, usage: "pgpstream reads one message per input; a second one is an error, as in gpg by default"},
 	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
 	{long: "no-default-recipient-self", alias: "no-default-recipient", hidden: true},
 }

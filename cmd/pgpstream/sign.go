@@ -712,15 +712,28 @@ func cmdVerify(st *state, o *options) (err error) {
 			}
 			w = out.w
 		}
-		res, err := filter.Decrypt(in, w, filter.DecryptOptions{
+		opts := filter.DecryptOptions{
 			Keys:              refuseKeys{},
 			MaxDecompressed:   o.maxOutput,
 			Signers:           signers,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
 			Events:            verifyEvents{st: st, sigs: rep},
+		}
+		var authentic error    // of the first message whose data nothing vouches for
+		read, unsigned := 0, 0 // messages, and the first one with no signature
+		err = readMessages(o, in, w, func() filter.DecryptOptions { return opts }, func(res *filter.Result) {
+			read++
+			if authentic == nil {
+				authentic = filter.UnencryptedAuthentic(res.Signatures)
+			}
+			if len(res.Signatures) == 0 && unsigned == 0 {
+				unsigned = read
+			}
+			results = append(results, res.Signatures...)
 		})
 		if err != nil {
+			trailingStatus(sw, err)
 			if out != nil {
 				out.abort()
 			}
@@ -729,13 +742,15 @@ func cmdVerify(st *state, o *options) (err error) {
 			}
 			return err
 		}
-		results = res.Signatures
 		if out != nil {
-			if filter.UnencryptedAuthentic(results) != nil {
+			if authentic != nil {
 				out.abort()
 			} else if err := out.commit(); err != nil {
 				return err
 			}
+		}
+		if unsigned > 0 && read > 1 {
+			return fmt.Errorf("no signature was checked in message %d of %d: it is not signed", unsigned, read)
 		}
 	}
 	if len(results) == 0 || rep.good+rep.bad+rep.errs == 0 {

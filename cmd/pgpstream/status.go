@@ -74,6 +74,8 @@ func gpgErrorCode(err error) int {
 		code = 152 // GPG_ERR_DECRYPT_FAILED
 	case errors.Is(err, filter.ErrMalformed):
 		code = 14 // GPG_ERR_INV_PACKET
+	case errors.Is(err, filter.ErrTrailingData):
+		code = 89 // GPG_ERR_BAD_DATA, as gpg's "multiple plaintexts"
 	case errors.Is(err, keyring.ErrNoKey):
 		code = 9 // GPG_ERR_NO_PUBKEY
 	case errors.Is(err, keyring.ErrAmbiguous):
