@@ -25,8 +25,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -130,9 +130,9 @@ type File struct {
 	Skipped int
 }
 
-// ReadFile reads and parses the keybox at path.
+// ReadFile reads and parses the keybox at path, bounded.KeyData at most.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, bounded.KeyData)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/internal/bounded"
 )
 
 const (
@@ -59,7 +60,9 @@ type Ring struct {
 	opt      Options
 	keys     []*Key // pubring order; new keys are appended
 	warnings []string
-	trust    map[string]OwnerTrust // owner trust by fingerprint, read on first use
+	trust    map[string]OwnerTrust // owner trust by fingerprint, parsed on first use
+	ownTrust map[string]OwnerTrust // ownertrust.txt's, as load read it
+	trustDB  []byte                // a GnuPG home's trustdb.gpg, as load read it
 	model    string                // trust model for listings (see SetTrustModel)
 	gnupg    string                // the GnuPG home whose rings are read, or ""
 	agent    *agentSource          // its gpg-agent, or nil
@@ -172,7 +175,12 @@ func (r *Ring) load() error {
 	byFpr := map[string]*Key{}
 	if r.gnupg != "" {
 		r.warnings = permissionWarnings(home)
-		r.loadGnuPG(r.gnupg, byFpr)
+		if err := r.loadGnuPG(r.gnupg, byFpr); err != nil {
+			return err
+		}
+	}
+	if err := r.readTrustFiles(); err != nil {
+		return err
 	}
 	pubs, err := readRingFile(filepath.Join(home, pubringName))
 	if err != nil {
@@ -234,8 +242,10 @@ func (r *Ring) load() error {
 	return nil
 }
 
+// readRingFile reads the ring at path: a missing file is an empty ring,
+// one over bounded.KeyData an error.
 func readRingFile(path string) ([]*block, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, bounded.KeyData)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

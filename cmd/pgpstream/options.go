@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -808,21 +809,25 @@ func resolveHome(flag string) (home, from string) {
 // left are gpg 2.4's keyboxd, whose database pgpstream does not read,
 // and gpg 1.x's secret ring, which gpg 2.1 and later move into the agent
 // the first time they run in the home.
-func gnupgHomeNote(home string) string {
-	if b, err := os.ReadFile(filepath.Join(home, "common.conf")); err == nil {
+func gnupgHomeNote(home string) (string, error) {
+	b, err := bounded.ReadFile(filepath.Join(home, "common.conf"), bounded.Config)
+	if errors.Is(err, bounded.ErrTooLarge) {
+		return "", err
+	}
+	if err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if strings.TrimSpace(line) == "use-keyboxd" {
-				return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used", home)
+				return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used", home), nil
 			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
-		return ""
+		return "", nil
 	}
 	if _, err := os.Stat(filepath.Join(home, "private-keys-v1.d")); err == nil {
-		return ""
+		return "", nil
 	}
-	return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", home)
+	return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", home), nil
 }
 
 // readConf reads gpg.conf: HOME/gpg.conf, or --options FILE (which must
@@ -835,7 +840,7 @@ func readConf(o *options) ([]token, []string, error) {
 	if path == "" {
 		path = filepath.Join(o.home, "gpg.conf")
 	}
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, bounded.Config)
 	if err != nil {
 		if o.optionsFile == "" && errors.Is(err, os.ErrNotExist) {
 			return nil, nil, nil
@@ -1276,7 +1281,11 @@ func specialName(a string) string {
 func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	if !o.homeNoted && !o.noDefaultRing {
 		o.homeNoted = true
-		if note := gnupgHomeNote(o.home); note != "" {
+		note, err := gnupgHomeNote(o.home)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
 			st.warnf("%s", note)
 		}
 	}
@@ -1289,8 +1298,9 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	}
 	st.onCleanup(func() { os.RemoveAll(dir) })
 	if !o.noDefaultRing {
+		limits := map[string]bounded.Limit{"pubring.pgp": bounded.KeyData, "secring.pgp": bounded.KeyData, "ownertrust.txt": bounded.OwnerTrust}
 		for _, name := range []string{"pubring.pgp", "secring.pgp", "ownertrust.txt"} {
-			b, err := os.ReadFile(filepath.Join(o.home, name))
+			b, err := bounded.ReadFile(filepath.Join(o.home, name), limits[name])
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
