@@ -69,22 +69,25 @@ type AgentPrompt struct {
 type gnupgFile struct {
 	name   string
 	blocks []*block
+	damage *Damage // where reading stopped, or nil
 }
 
 // readGnuPGRings reads the certificates in dir's pubring.kbx and
 // pubring.gpg, under the policy pgpstream's own ring has (third-party
 // signatures dropped). A file that cannot be read is a warning, not an
-// error: it is gpg's, and pgpstream's own keys must stay usable. Only a
-// file over bounded.KeyData is an error.
+// error: it is gpg's, and pgpstream's own keys must stay usable. A
+// damaged one gives the keys before the damage. Only a file over
+// bounded.KeyData is an error.
 func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
 	var out []gnupgFile
 	var warnings []string
 	kbx := filepath.Join(dir, kbxName)
 	f, err := keybox.ReadFile(kbx)
+	var fe *keybox.FormatError
 	switch {
 	case errors.Is(err, bounded.ErrTooLarge):
 		return nil, nil, fmt.Errorf("keyring: %w", err)
-	case err == nil:
+	case err == nil, errors.As(err, &fe) && f != nil:
 		var blocks []*block
 		for _, b := range f.Blobs {
 			bs, err := parseBlocks(b.Packets())
@@ -94,19 +97,23 @@ func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
 			}
 			blocks = append(blocks, bs...)
 		}
-		out = append(out, gnupgFile{kbxName, blocks})
+		g := gnupgFile{name: kbxName, blocks: blocks}
+		if fe != nil {
+			g.damage = &Damage{File: kbx, Offset: fe.Offset, Keys: len(f.Blobs), Err: errors.New(fe.Msg)}
+		}
+		out = append(out, g)
 	case !errors.Is(err, os.ErrNotExist):
 		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", kbx, strings.TrimPrefix(err.Error(), kbx+": ")))
 	}
 	ring := filepath.Join(dir, gpgRingName)
-	blocks, err := readRingFile(ring)
+	rf, err := readRingFile(ring)
 	switch {
 	case errors.Is(err, bounded.ErrTooLarge):
 		return nil, nil, err
 	case err != nil:
 		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", ring, strings.TrimPrefix(err.Error(), "keyring: ")))
-	case blocks != nil:
-		out = append(out, gnupgFile{gpgRingName, blocks})
+	case len(rf.blocks) > 0 || rf.damage != nil:
+		out = append(out, gnupgFile{name: gpgRingName, blocks: rf.blocks, damage: rf.damage})
 	}
 	return out, warnings, nil
 }
@@ -141,6 +148,9 @@ func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) error {
 	}
 	r.warnings = append(r.warnings, warnings...)
 	for _, f := range files {
+		if f.damage != nil {
+			r.damage = append(r.damage, f.damage)
+		}
 		// Old homes hold keys pgpstream cannot read (v3, unknown
 		// algorithms); gpg passes over them too. One line says so.
 		skipped, first := 0, ""

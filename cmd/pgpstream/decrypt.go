@@ -152,6 +152,8 @@ func hintsFor(err error) []string {
 		return []string{"check the passphrase; --passphrase-file reads only the first line of the file"}
 	case errors.Is(err, filter.ErrTooMuchOutput):
 		return []string{"raise the limit with --max-output N"}
+	case errors.Is(err, keyring.ErrDamaged):
+		return []string{"with --yes the damaged file is kept beside it as FILE.damaged, and the keys read before the damage are written"}
 	}
 	return nil
 }

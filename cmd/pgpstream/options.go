@@ -1316,7 +1316,7 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	if !o.noDefaultRing && keyring.IsGnuPGHome(o.home) {
 		gnupg = o.home // gpg's rings and agent stay in use beside FILE
 	}
-	ring, err := o.ringWith(st, dir, gnupg)
+	ring, err := o.ringWith(st, dir, gnupg, o.home)
 	if err != nil {
 		return nil, err
 	}
@@ -1346,15 +1346,35 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 // what the keyring warns about (a home others may read) unless
 // --no-permission-warning.
 func (o *options) ringAt(st *state, dir string) (*keyring.Ring, error) {
-	return o.ringWith(st, dir, "")
+	return o.ringWith(st, dir, "", "")
 }
 
 // ringWith is ringAt with the GnuPG home whose rings and agent are used
-// (keyring.Options.GnuPGHome).
-func (o *options) ringWith(st *state, dir, gnupg string) (*keyring.Ring, error) {
-	r, err := keyring.OpenWith(dir, keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, GnuPGHome: gnupg, Agent: agentOptions(st, o)})
+// (keyring.Options.GnuPGHome). copyOf, when not "", is the home whose
+// files dir holds private copies of (see openRing): they may be written,
+// and are named as the home's in warnings.
+//
+// A ring file of the home that is damaged is a warning, and its keys
+// before the damage are used, as gpg uses the keys it can read. A change
+// that would write it again needs --yes, which first keeps the damaged
+// file beside it (keyring.Options.RewriteDamaged).
+func (o *options) ringWith(st *state, dir, gnupg, copyOf string) (*keyring.Ring, error) {
+	opt := keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, GnuPGHome: gnupg, Agent: agentOptions(st, o), RewriteDamaged: o.yes}
+	if copyOf == "" {
+		opt.Warn = func(w string) { st.warnf("%s", w) }
+	} else {
+		opt.RewriteDamaged = true // a copy, removed afterwards
+	}
+	r, err := keyring.OpenWith(dir, opt)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range r.Damage() {
+		file := d.File
+		if copyOf != "" && filepath.Dir(file) == dir {
+			file = filepath.Join(copyOf, filepath.Base(file))
+		}
+		st.warnf("%s: reading stopped at byte %d: %v; %d key(s) before it are used, nothing after it", file, d.Offset, d.Err, d.Keys)
 	}
 	r.SetTrustModel(o.trustModelName())
 	if !o.noPermissionWarning {
