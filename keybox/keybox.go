@@ -25,8 +25,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -130,45 +130,51 @@ type File struct {
 	Skipped int
 }
 
-// ReadFile reads and parses the keybox at path.
+// ReadFile reads and parses the keybox at path, bounded.KeyData at most.
+// As Parse does, it returns the blobs before a damaged one together with
+// the error that says where.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, bounded.KeyData)
 	if err != nil {
 		return nil, err
 	}
 	f, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return f, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
 // Parse parses a whole keybox. An empty input is an empty keybox (gpg
 // creates pubring.kbx on first use). Every blob's checksum is checked.
+// Parsing stops at the first blob that is not right (the file cut
+// short, bytes appended, a blob changed): the error is a *FormatError
+// with that blob's offset, and the File returned with it holds the
+// blobs before, which a reader may use as gpg does.
 func Parse(data []byte) (*File, error) {
 	f := &File{}
 	for off := 0; off < len(data); {
 		if len(data)-off < minBlobLen {
-			return nil, &FormatError{int64(off), fmt.Sprintf("%d bytes left, less than a blob header", len(data)-off)}
+			return f, &FormatError{int64(off), fmt.Sprintf("%d bytes left, less than a blob header", len(data)-off)}
 		}
 		n := int(binary.BigEndian.Uint32(data[off:]))
 		switch {
 		case n < minBlobLen:
-			return nil, &FormatError{int64(off), fmt.Sprintf("blob length %d is less than its header", n)}
+			return f, &FormatError{int64(off), fmt.Sprintf("blob length %d is less than its header", n)}
 		case n > maxBlobLen:
-			return nil, &FormatError{int64(off), fmt.Sprintf("blob length %d is over gpg's limit of %d", n, maxBlobLen)}
+			return f, &FormatError{int64(off), fmt.Sprintf("blob length %d is over gpg's limit of %d", n, maxBlobLen)}
 		case n > len(data)-off:
-			return nil, &FormatError{int64(off), fmt.Sprintf("blob of %d bytes, only %d left in the file", n, len(data)-off)}
+			return f, &FormatError{int64(off), fmt.Sprintf("blob of %d bytes, only %d left in the file", n, len(data)-off)}
 		}
 		raw := data[off : off+n : off+n]
 		typ := raw[4]
 		if off == 0 {
 			if typ != typeHeader {
-				return nil, &FormatError{0, fmt.Sprintf("first blob is of type %d, not the header blob (1)", typ)}
+				return f, &FormatError{0, fmt.Sprintf("first blob is of type %d, not the header blob (1)", typ)}
 			}
 			h, err := parseHeader(raw)
 			if err != nil {
-				return nil, err
+				return f, err
 			}
 			f.Header = h
 			off += n
@@ -178,7 +184,7 @@ func Parse(data []byte) (*File, error) {
 		case typeOpenPGP:
 			b, err := parseBlob(raw, int64(off))
 			if err != nil {
-				return nil, err
+				return f, err
 			}
 			if b == nil {
 				f.Skipped++
@@ -188,9 +194,9 @@ func Parse(data []byte) (*File, error) {
 		case typeEmpty, typeX509:
 			f.Skipped++
 		case typeHeader:
-			return nil, &FormatError{int64(off), "a second header blob"}
+			return f, &FormatError{int64(off), "a second header blob"}
 		default:
-			return nil, &FormatError{int64(off), fmt.Sprintf("unknown blob type %d", typ)}
+			return f, &FormatError{int64(off), fmt.Sprintf("unknown blob type %d", typ)}
 		}
 		off += n
 	}

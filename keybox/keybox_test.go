@@ -212,6 +212,32 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
+// TestDamagedKeepsWhatCameBefore checks that a keybox cut short or with
+// bytes appended gives the blobs before the damage, with the offset.
+func TestDamagedKeepsWhatCameBefore(t *testing.T) {
+	good := minimalKeybox(t)
+	two := append(bytes.Clone(good), good[headerBlobLen:]...)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		at   int64
+	}{
+		{"cut in the second blob", two[:len(two)-10], int64(len(good))},
+		{"garbage appended", append(bytes.Clone(two), "garbage garbage\n"...), int64(len(two))},
+		{"a zero appended", append(bytes.Clone(good), 0), int64(len(good))},
+	} {
+		f, err := Parse(tc.data)
+		var fe *FormatError
+		if !errors.As(err, &fe) || fe.Offset != tc.at {
+			t.Errorf("%s: %v, want a FormatError at %d", tc.name, err, tc.at)
+			continue
+		}
+		if want := int(tc.at-headerBlobLen) / (len(good) - headerBlobLen); f == nil || len(f.Blobs) != want {
+			t.Errorf("%s: %v blobs before the damage, want %d", tc.name, f, want)
+		}
+	}
+}
+
 func TestAppendRefused(t *testing.T) {
 	if err := Append("/nonexistent/pubring.kbx", nil); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Append: %v", err)

@@ -151,6 +151,9 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	if err := r.checkDuplicate(uid, opt.AllowDuplicate); err != nil {
 		return nil, err
 	}
+	if err := r.checkRewrite(); err != nil {
+		return nil, err // before the work of making the key, which update would refuse
+	}
 	var e *v2.Entity
 	if uid == "" {
 		if !opt.V6 {

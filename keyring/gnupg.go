@@ -14,6 +14,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/agent"
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keybox"
 	"github.com/pgpstream/pgpstream/keygrip"
 )
@@ -68,17 +69,25 @@ type AgentPrompt struct {
 type gnupgFile struct {
 	name   string
 	blocks []*block
+	damage *Damage // where reading stopped, or nil
 }
 
 // readGnuPGRings reads the certificates in dir's pubring.kbx and
 // pubring.gpg, under the policy pgpstream's own ring has (third-party
 // signatures dropped). A file that cannot be read is a warning, not an
-// error: it is gpg's, and pgpstream's own keys must stay usable.
-func readGnuPGRings(dir string) ([]gnupgFile, []string) {
+// error: it is gpg's, and pgpstream's own keys must stay usable. A
+// damaged one gives the keys before the damage. Only a file over
+// bounded.KeyData is an error.
+func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
 	var out []gnupgFile
 	var warnings []string
 	kbx := filepath.Join(dir, kbxName)
-	if f, err := keybox.ReadFile(kbx); err == nil {
+	f, err := keybox.ReadFile(kbx)
+	var fe *keybox.FormatError
+	switch {
+	case errors.Is(err, bounded.ErrTooLarge):
+		return nil, nil, fmt.Errorf("keyring: %w", err)
+	case err == nil, errors.As(err, &fe) && f != nil:
 		var blocks []*block
 		for _, b := range f.Blobs {
 			bs, err := parseBlocks(b.Packets())
@@ -88,17 +97,25 @@ func readGnuPGRings(dir string) ([]gnupgFile, []string) {
 			}
 			blocks = append(blocks, bs...)
 		}
-		out = append(out, gnupgFile{kbxName, blocks})
-	} else if !errors.Is(err, os.ErrNotExist) {
+		g := gnupgFile{name: kbxName, blocks: blocks}
+		if fe != nil {
+			g.damage = &Damage{File: kbx, Offset: fe.Offset, Keys: len(f.Blobs), Err: errors.New(fe.Msg)}
+		}
+		out = append(out, g)
+	case !errors.Is(err, os.ErrNotExist):
 		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", kbx, strings.TrimPrefix(err.Error(), kbx+": ")))
 	}
 	ring := filepath.Join(dir, gpgRingName)
-	if blocks, err := readRingFile(ring); err != nil {
+	rf, err := readRingFile(ring)
+	switch {
+	case errors.Is(err, bounded.ErrTooLarge):
+		return nil, nil, err
+	case err != nil:
 		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", ring, strings.TrimPrefix(err.Error(), "keyring: ")))
-	} else if blocks != nil {
-		out = append(out, gnupgFile{gpgRingName, blocks})
+	case len(rf.blocks) > 0 || rf.damage != nil:
+		out = append(out, gnupgFile{name: gpgRingName, blocks: rf.blocks, damage: rf.damage})
 	}
-	return out, warnings
+	return out, warnings, nil
 }
 
 func parseBlocks(data []byte) ([]*block, error) {
@@ -124,10 +141,16 @@ func parseBlocks(data []byte) ([]*block, error) {
 // loadGnuPG adds the keys of gpg's rings in dir to r.keys, each once by
 // fingerprint. A key read only from gpg's files keeps its bytes in
 // stored, so that save leaves it out of pubring.pgp unless it changed.
-func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) {
-	files, warnings := readGnuPGRings(dir)
+func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) error {
+	files, warnings, err := readGnuPGRings(dir)
+	if err != nil {
+		return err
+	}
 	r.warnings = append(r.warnings, warnings...)
 	for _, f := range files {
+		if f.damage != nil {
+			r.damage = append(r.damage, f.damage)
+		}
 		// Old homes hold keys pgpstream cannot read (v3, unknown
 		// algorithms); gpg passes over them too. One line says so.
 		skipped, first := 0, ""
@@ -154,6 +177,7 @@ func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) {
 			r.warnings = append(r.warnings, fmt.Sprintf("%s: %d key(s) pgpstream cannot read are not used (the first, %s)", filepath.Join(dir, f.name), skipped, first))
 		}
 	}
+	return nil
 }
 
 // gnupgOnly reports whether save leaves k's certificate out of
@@ -405,12 +429,8 @@ func (r *Ring) gnupgTrust(m map[string]OwnerTrust) {
 	if r.gnupg == "" {
 		return
 	}
-	path := filepath.Join(r.gnupg, trustDBName)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			r.warnings = append(r.warnings, fmt.Sprintf("%s is not read: %v", path, err))
-		}
+	path, data := filepath.Join(r.gnupg, trustDBName), r.trustDB
+	if data == nil {
 		return
 	}
 	const recLen, typeVersion, typeTrust = 40, 1, 12

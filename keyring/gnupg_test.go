@@ -211,8 +211,9 @@ func TestGnuPGLegacyRing(t *testing.T) {
 	}
 }
 
-// TestGnuPGBrokenKeybox: a keybox pgpstream cannot read is a warning;
-// pgpstream's own keys stay usable.
+// TestGnuPGBrokenKeybox: a keybox pgpstream cannot read is damaged at
+// byte 0; pgpstream's own keys stay usable, and changeable (gpg's files
+// are never written).
 func TestGnuPGBrokenKeybox(t *testing.T) {
 	home := t.TempDir()
 	r, err := Open(home)
@@ -229,12 +230,15 @@ func TestGnuPGBrokenKeybox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := r.Warnings()
-	if len(w) == 0 || !strings.HasSuffix(w[len(w)-1], "pubring.kbx are not used: keybox: blob at offset 0: blob length 1852797984 is over gpg's limit of 5242880") {
-		t.Errorf("warnings: %q", w)
+	d := r.Damage()
+	if len(d) != 1 || !strings.HasSuffix(d[0].Error(), "pubring.kbx: reading stopped at byte 0: blob length 1852797984 is over gpg's limit of 5242880") || d[0].Keys != 0 {
+		t.Errorf("damage: %v", d)
 	}
 	if _, err := r.Lookup("own@pgpstream.test", true); err != nil {
 		t.Errorf("own key: %v", err)
+	}
+	if _, err := r.Generate(GenOptions{UserID: "Two <two@pgpstream.test>"}); err != nil {
+		t.Errorf("a change beside a damaged keybox: %v", err)
 	}
 }
 

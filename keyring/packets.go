@@ -8,6 +8,7 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
@@ -305,17 +306,9 @@ nextSub:
 	return m, nil
 }
 
-// readAll is io.ReadAll with a cap: key files are small, and an unbounded
-// read of a mistaken input (a disk image, /dev/zero) should fail, not
-// exhaust memory.
+// readAll reads key input (--import, --keyring FILE, -f FILE) whole, with
+// the cap a ring has: an unbounded read of a mistaken input (a disk
+// image, /dev/zero) should fail, not exhaust memory.
 func readAll(r io.Reader) ([]byte, error) {
-	const max = 256 << 20
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > max {
-		return nil, fmt.Errorf("keyring: key input larger than %d MiB", max>>20)
-	}
-	return data, nil
+	return bounded.ReadAll(r, "key input", bounded.KeyData)
 }

@@ -59,7 +59,10 @@ type Ring struct {
 	opt      Options
 	keys     []*Key // pubring order; new keys are appended
 	warnings []string
-	trust    map[string]OwnerTrust // owner trust by fingerprint, read on first use
+	damage   []*Damage             // ring files read only in part (damage.go)
+	trust    map[string]OwnerTrust // owner trust by fingerprint, parsed on first use
+	ownTrust map[string]OwnerTrust // ownertrust.txt's, as load read it
+	trustDB  []byte                // a GnuPG home's trustdb.gpg, as load read it
 	model    string                // trust model for listings (see SetTrustModel)
 	gnupg    string                // the GnuPG home whose rings are read, or ""
 	agent    *agentSource          // its gpg-agent, or nil
@@ -79,6 +82,14 @@ type Options struct {
 	GnuPGHome string
 	// Agent says how the GnuPG home's gpg-agent is used.
 	Agent AgentOptions
+	// RewriteDamaged lets a change write a pubring.pgp or secring.pgp
+	// that could be read only in part (see Damage): the damaged file is
+	// first kept beside it as FILE.damaged (or .damaged.N), and Warn is
+	// told. Without it such a change is refused.
+	RewriteDamaged bool
+	// Warn receives what the ring has to tell after Open returned; nil
+	// drops it.
+	Warn func(string)
 }
 
 // Key is one certificate, with its secret part when the ring has it.
@@ -168,11 +179,16 @@ func permissionWarnings(home string) []string {
 // home, into r.keys: gpg's keys first, in their order, then pgpstream's.
 func (r *Ring) load() error {
 	home := r.home
-	r.keys = nil
+	r.keys, r.damage = nil, nil
 	byFpr := map[string]*Key{}
 	if r.gnupg != "" {
 		r.warnings = permissionWarnings(home)
-		r.loadGnuPG(r.gnupg, byFpr)
+		if err := r.loadGnuPG(r.gnupg, byFpr); err != nil {
+			return err
+		}
+	}
+	if err := r.readTrustFiles(); err != nil {
+		return err
 	}
 	pubs, err := readRingFile(filepath.Join(home, pubringName))
 	if err != nil {
@@ -182,10 +198,19 @@ func (r *Ring) load() error {
 	if err != nil {
 		return err
 	}
-	for _, b := range pubs {
+	defer func() {
+		for _, f := range []*ringFile{pubs, secs} {
+			if f.damage != nil {
+				f.damage.own = true
+				r.damage = append(r.damage, f.damage)
+			}
+		}
+	}()
+	for i, b := range pubs.blocks {
 		k, err := r.newKey(b, nil)
 		if err != nil {
-			return fmt.Errorf("keyring: %s: %w", filepath.Join(home, pubringName), err)
+			pubs.cut(i, err)
+			break
 		}
 		if prev := byFpr[k.Fingerprint()]; prev != nil {
 			// A ring written by hand may hold a key twice; fold it.
@@ -201,14 +226,15 @@ func (r *Ring) load() error {
 		byFpr[k.Fingerprint()] = k
 		r.keys = append(r.keys, k)
 	}
-	for _, b := range secs {
+	for i, b := range secs.blocks {
 		pb, err := publicBlock(b)
-		if err != nil {
-			return fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
+		var fp []byte
+		if err == nil {
+			fp, err = fingerprintOf(pb.primary.pkt)
 		}
-		fp, err := fingerprintOf(pb.primary.pkt)
 		if err != nil {
-			return err
+			secs.cut(i, err)
+			break
 		}
 		k := byFpr[strings.ToUpper(hex.EncodeToString(fp))]
 		if k == nil {
@@ -217,7 +243,8 @@ func (r *Ring) load() error {
 			// second); the secret one carries the certificate, so
 			// rebuild it from there.
 			if k, err = r.newKey(pb, nil); err != nil {
-				return fmt.Errorf("keyring: %s: %w", filepath.Join(home, secringName), err)
+				secs.cut(i, err)
+				break
 			}
 			byFpr[k.Fingerprint()] = k
 			r.keys = append(r.keys, k)
@@ -232,32 +259,6 @@ func (r *Ring) load() error {
 		}
 	}
 	return nil
-}
-
-func readRingFile(path string) ([]*block, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("keyring: %w", err)
-	}
-	pkts, err := splitPackets(data)
-	if err != nil {
-		return nil, fmt.Errorf("keyring: %s: %w", path, err)
-	}
-	blocks, err := splitBlocks(pkts)
-	if err != nil {
-		return nil, fmt.Errorf("keyring: %s: %w", path, err)
-	}
-	for _, b := range blocks {
-		// Rings written before third-party signatures were dropped on
-		// import may still hold a flood of them; they are not read.
-		if err := stripThirdParty(b); err != nil {
-			return nil, fmt.Errorf("keyring: %s: %w", path, err)
-		}
-	}
-	return blocks, nil
 }
 
 func (r *Ring) newKey(pub, sec *block) (*Key, error) {
@@ -335,6 +336,12 @@ func (r *Ring) update(order saveOrder, change func() (bool, error)) error {
 	}
 	changed, err := change()
 	if err != nil || !changed {
+		return err
+	}
+	if err := r.checkRewrite(); err != nil {
+		return err
+	}
+	if err := r.keepDamaged(); err != nil {
 		return err
 	}
 	return r.save(order)

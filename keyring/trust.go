@@ -3,7 +3,9 @@ package keyring
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/ripemd160"
+
+	"github.com/pgpstream/pgpstream/internal/bounded"
 )
 
 // OwnerTrust is how far the user trusts a key's owner to certify other
@@ -81,7 +85,7 @@ func (r *Ring) trustPath() string { return filepath.Join(r.home, trustName) }
 
 // readTrust reads the owner-trust file; a missing file is no trust set.
 func readTrust(path string) (map[string]OwnerTrust, error) {
-	data, err := os.ReadFile(path)
+	data, err := bounded.ReadFile(path, bounded.OwnerTrust)
 	if os.IsNotExist(err) {
 		return map[string]OwnerTrust{}, nil
 	}
@@ -124,12 +128,40 @@ func ParseOwnerTrust(data []byte) (map[string]OwnerTrust, error) {
 	return m, sc.Err()
 }
 
+// readTrustFiles reads ownertrust.txt and, in a GnuPG home, trustdb.gpg,
+// for OwnerTrust and Validity to use. Only a file over its limit is an
+// error: one that cannot be read or parsed is a warning, and no trust.
+func (r *Ring) readTrustFiles() error {
+	r.trust, r.gpgValid, r.trustDB = nil, nil, nil
+	m, err := readTrust(r.trustPath())
+	if errors.Is(err, bounded.ErrTooLarge) {
+		return err
+	}
+	if err != nil {
+		r.warnings = append(r.warnings, err.Error())
+		m = map[string]OwnerTrust{}
+	}
+	r.ownTrust = m
+	if r.gnupg == "" {
+		return nil
+	}
+	path := filepath.Join(r.gnupg, trustDBName)
+	data, err := bounded.ReadFile(path, bounded.TrustDB)
+	switch {
+	case errors.Is(err, bounded.ErrTooLarge):
+		return fmt.Errorf("keyring: %w", err)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		r.warnings = append(r.warnings, fmt.Sprintf("%s is not read: %v", path, err))
+	}
+	r.trustDB = data
+	return nil
+}
+
 // OwnerTrust is the owner trust set for the key with fingerprint fpr.
 func (r *Ring) OwnerTrust(fpr string) OwnerTrust {
 	if r.trust == nil {
-		m, err := readTrust(r.trustPath())
-		if err != nil {
-			r.warnings = append(r.warnings, err.Error())
+		m := maps.Clone(r.ownTrust)
+		if m == nil {
 			m = map[string]OwnerTrust{}
 		}
 		r.gnupgTrust(m) // a GnuPG home's trustdb.gpg, under ownertrust.txt
@@ -187,8 +219,8 @@ func (r *Ring) UserIDValidity(fpr, uid, model string) OwnerTrust {
 func (r *Ring) gnupgValid(fpr, uid string, byUID bool) OwnerTrust {
 	if r.gpgValid == nil {
 		r.gpgValid = map[string]gnupgKeyValidity{}
-		if r.gnupg != "" {
-			r.gpgValid = gnupgValidity(filepath.Join(r.gnupg, trustDBName))
+		if r.trustDB != nil {
+			r.gpgValid = gnupgValidity(r.trustDB)
 		}
 	}
 	kv := r.gpgValid[strings.ToUpper(fpr)]
@@ -212,8 +244,8 @@ type gnupgKeyValidity struct {
 }
 
 // gnupgValidity reads the validity gpg computed for each key under its
-// pgp (or classic) model, from the trust database at path; a missing or
-// unreadable file, or one built under another model, gives none.
+// pgp (or classic) model, from the trust database's bytes; an empty or
+// malformed one, or one built under another model, gives none.
 //
 // trustdb.gpg (GnuPG's g10/tdbio.c) is an array of 40-byte records, the
 // first byte the record type. Record 0, the version record (type 1, "gpg"
@@ -224,11 +256,10 @@ type gnupgKeyValidity struct {
 // one user ID's RIPEMD-160 at bytes 2 to 21, its validity at byte 22 (in
 // the low bits, numbered as OwnerTrust is) and the next valid record at
 // bytes 23 to 26. A key is as valid as its most valid user ID.
-func gnupgValidity(path string) map[string]gnupgKeyValidity {
+func gnupgValidity(data []byte) map[string]gnupgKeyValidity {
 	m := map[string]gnupgKeyValidity{}
-	data, err := os.ReadFile(path)
 	const recLen, typeVersion, typeTrust, typeValid = 40, 1, 12, 13
-	if err != nil || len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
+	if len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
 		return m
 	}
 	switch data[8] {

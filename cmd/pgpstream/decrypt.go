@@ -231,6 +231,8 @@ func hintsFor(err error) []string {
 		return []string{"raise the limit with --max-output N"}
 	case errors.As(err, &trailing) && trailing.Message:
 		return []string{"--allow-multiple-messages reads each message in turn and checks each on its own"}
+	case errors.Is(err, keyring.ErrDamaged):
+		return []string{"with --yes the damaged file is kept beside it as FILE.damaged, and the keys read before the damage are written"}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -304,7 +305,7 @@ func cmdGenKeyBatch(st *state, o *options) error {
 		defer f.Close()
 		name, r = o.args[0], f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	data, err := bounded.ReadAll(r, name, bounded.Params)
 	if err != nil {
 		return err
 	}

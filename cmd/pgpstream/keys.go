@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -267,7 +268,7 @@ func (p *passphrases) read(confirm bool) ([]byte, error) {
 	case o.passphraseSet:
 		return []byte(o.passphrase), nil
 	case o.passphraseFile != "":
-		b, err := os.ReadFile(o.passphraseFile)
+		b, err := bounded.ReadLines(o.passphraseFile, 1, bounded.Line)
 		if err != nil {
 			return nil, fmt.Errorf("reading the passphrase: %w", err)
 		}
@@ -292,11 +293,14 @@ func (p *passphrases) read(confirm bool) ([]byte, error) {
 	return p.ask(confirm) // prompt.go
 }
 
+// firstLine is a passphrase file's first line as gpg 2.2.40 takes it:
+// up to the newline, without it; a CR before it is part of the
+// passphrase, and a file without a newline is one line.
 func firstLine(b []byte) []byte {
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]
 	}
-	return bytes.TrimSuffix(b, []byte("\r"))
+	return b
 }
 
 // readLine reads up to a newline without reading past it, so the rest of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -72,7 +73,7 @@ func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 func passphraseLines(st *state, o *options) ([]byte, []byte, error) {
 	switch {
 	case o.passphraseFile != "":
-		b, err := os.ReadFile(o.passphraseFile)
+		b, err := bounded.ReadLines(o.passphraseFile, 2, bounded.Line)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading the passphrases: %w", err)
 		}
@@ -104,5 +105,5 @@ func twoLines(b []byte) ([]byte, []byte, error) {
 	if len(lines) < 2 {
 		return nil, nil, usagef("--passwd: the passphrase source has one line; the second is the new passphrase")
 	}
-	return bytes.TrimSuffix(lines[0], []byte("\r")), bytes.TrimSuffix(lines[1], []byte("\r")), nil
+	return lines[0], lines[1], nil // a CR is kept, as firstLine keeps it
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -810,21 +811,25 @@ func resolveHome(flag string) (home, from string) {
 // left are gpg 2.4's keyboxd, whose database pgpstream does not read,
 // and gpg 1.x's secret ring, which gpg 2.1 and later move into the agent
 // the first time they run in the home.
-func gnupgHomeNote(home string) string {
-	if b, err := os.ReadFile(filepath.Join(home, "common.conf")); err == nil {
+func gnupgHomeNote(home string) (string, error) {
+	b, err := bounded.ReadFile(filepath.Join(home, "common.conf"), bounded.Config)
+	if errors.Is(err, bounded.ErrTooLarge) {
+		return "", err
+	}
+	if err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if strings.TrimSpace(line) == "use-keyboxd" {
-				return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used", home)
+				return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used", home), nil
 			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
-		return ""
+		return "", nil
 	}
 	if _, err := os.Stat(filepath.Join(home, "private-keys-v1.d")); err == nil {
-		return ""
+		return "", nil
 	}
-	return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", home)
+	return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", home), nil
 }
 
 // readConf reads gpg.conf: HOME/gpg.conf, or --options FILE (which must
@@ -837,7 +842,7 @@ func readConf(o *options) ([]token, []string, error) {
 	if path == "" {
 		path = filepath.Join(o.home, "gpg.conf")
 	}
-	b, err := os.ReadFile(path)
+	b, err := bounded.ReadFile(path, bounded.Config)
 	if err != nil {
 		if o.optionsFile == "" && errors.Is(err, os.ErrNotExist) {
 			return nil, nil, nil
@@ -1278,7 +1283,11 @@ func specialName(a string) string {
 func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	if !o.homeNoted && !o.noDefaultRing {
 		o.homeNoted = true
-		if note := gnupgHomeNote(o.home); note != "" {
+		note, err := gnupgHomeNote(o.home)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
 			st.warnf("%s", note)
 		}
 	}
@@ -1291,8 +1300,9 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	}
 	st.onCleanup(func() { os.RemoveAll(dir) })
 	if !o.noDefaultRing {
+		limits := map[string]bounded.Limit{"pubring.pgp": bounded.KeyData, "secring.pgp": bounded.KeyData, "ownertrust.txt": bounded.OwnerTrust}
 		for _, name := range []string{"pubring.pgp", "secring.pgp", "ownertrust.txt"} {
-			b, err := os.ReadFile(filepath.Join(o.home, name))
+			b, err := bounded.ReadFile(filepath.Join(o.home, name), limits[name])
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
@@ -1308,7 +1318,7 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 	if !o.noDefaultRing && keyring.IsGnuPGHome(o.home) {
 		gnupg = o.home // gpg's rings and agent stay in use beside FILE
 	}
-	ring, err := o.ringWith(st, dir, gnupg)
+	ring, err := o.ringWith(st, dir, gnupg, o.home)
 	if err != nil {
 		return nil, err
 	}
@@ -1338,15 +1348,35 @@ func (o *options) openRing(st *state) (*keyring.Ring, error) {
 // what the keyring warns about (a home others may read) unless
 // --no-permission-warning.
 func (o *options) ringAt(st *state, dir string) (*keyring.Ring, error) {
-	return o.ringWith(st, dir, "")
+	return o.ringWith(st, dir, "", "")
 }
 
 // ringWith is ringAt with the GnuPG home whose rings and agent are used
-// (keyring.Options.GnuPGHome).
-func (o *options) ringWith(st *state, dir, gnupg string) (*keyring.Ring, error) {
-	r, err := keyring.OpenWith(dir, keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, GnuPGHome: gnupg, Agent: agentOptions(st, o)})
+// (keyring.Options.GnuPGHome). copyOf, when not "", is the home whose
+// files dir holds private copies of (see openRing): they may be written,
+// and are named as the home's in warnings.
+//
+// A ring file of the home that is damaged is a warning, and its keys
+// before the damage are used, as gpg uses the keys it can read. A change
+// that would write it again needs --yes, which first keeps the damaged
+// file beside it (keyring.Options.RewriteDamaged).
+func (o *options) ringWith(st *state, dir, gnupg, copyOf string) (*keyring.Ring, error) {
+	opt := keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, GnuPGHome: gnupg, Agent: agentOptions(st, o), RewriteDamaged: o.yes}
+	if copyOf == "" {
+		opt.Warn = func(w string) { st.warnf("%s", w) }
+	} else {
+		opt.RewriteDamaged = true // a copy, removed afterwards
+	}
+	r, err := keyring.OpenWith(dir, opt)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range r.Damage() {
+		file := d.File
+		if copyOf != "" && filepath.Dir(file) == dir {
+			file = filepath.Join(copyOf, filepath.Base(file))
+		}
+		st.warnf("%s: reading stopped at byte %d: %v; %d key(s) before it are used, nothing after it", file, d.Offset, d.Err, d.Keys)
 	}
 	r.SetTrustModel(o.trustModelName())
 	if !o.noPermissionWarning {

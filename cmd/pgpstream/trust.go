@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
+	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -128,9 +127,9 @@ func cmdImportOwnerTrust(st *state, o *options) error {
 		var data []byte
 		var err error
 		if name == "-" {
-			data, err = io.ReadAll(st.stdin)
+			data, err = bounded.ReadAll(st.stdin, "standard input", bounded.OwnerTrust)
 		} else {
-			data, err = os.ReadFile(name)
+			data, err = bounded.ReadFile(name, bounded.OwnerTrust)
 		}
 		if err != nil {
 			return fmt.Errorf("--import-ownertrust: %w", err)
