@@ -149,6 +149,7 @@ type options struct {
 	output                  string
 	exportOptions           []string // --export-options
 	armor, batch, yes       bool
+	fsync                   bool // --fsync: flush every output file to disk
 	quiet, verbose, noTTY   bool
 	progress, noProgress    bool
 	statusFd, loggerFd      int
@@ -390,6 +391,7 @@ var baseOptions = []optDef{
 	{long: "batch", cat: catIO, usage: "never ask anything", set: setBool(func(o *options) *bool { return &o.batch })},
 	{long: "no-batch", cat: catIO, hidden: true, usage: "undo --batch", set: clearBool(func(o *options) *bool { return &o.batch })},
 	{long: "yes", cat: catIO, usage: "assume yes: overwrite files, delete keys", set: setBool(func(o *options) *bool { return &o.yes })},
+	{long: "fsync", cat: catIO, usage: "flush every -o FILE to disk before it gets its name, so that a crash leaves it whole or absent (a file replaced with --yes always is); pgpstream's own option, gpg has none", set: setBool(func(o *options) *bool { return &o.fsync })},
 	{long: "quiet", short: 'q', cat: catIO, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
 	{long: "verbose", short: 'v', cat: catIO, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-verbose", cat: catIO, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},

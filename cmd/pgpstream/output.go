@@ -73,10 +73,9 @@ func removeTemps() {
 // A new path or an existing regular file (a symlink to one is followed,
 // and its target written) is written through a temporary file in the
 // target's directory that gets the name only on commit; an existing file
-// keeps its mode (and, where permitted, its owner). A FIFO or a device
-// (or a symlink to one) is opened and written in place, like standard
-// output: renaming over it would replace /dev/null with a regular file,
-// or leave a FIFO's reader with nothing.
+// keeps its mode (and, where permitted, its owner). A FIFO or a device (or a symlink to one) is opened and
+// written in place, like standard output: renaming over it would replace
+// /dev/null with a regular file, or leave a FIFO's reader with nothing.
 func openOutput(st *state, opts *options, path string, hold bool) (*output, error) {
 	return openOutputPerm(st, opts, path, hold, 0o666)
 }
@@ -97,6 +96,7 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 		// written in place, as standard output would be.
 		return inPlaceOutput(st, path, target, hold)
 	}
+	var through *os.File
 	if fi != nil {
 		m := fi.Mode()
 		switch {
@@ -128,13 +128,22 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 			}
 		}
 		perm = m.Perm() | m&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
+		if through, err = openThrough(path, target, fi); err != nil {
+			return nil, err
+		}
 	} else {
 		perm &^= umask()
 	}
-	t, err := createTemp(target)
+	// Replacing a file, a crash must leave the old one or the new one:
+	// flushed. A new file is flushed only when asked (--fsync).
+	t, err := createTemp(target, fi != nil || opts.fsync)
 	if err != nil {
+		if through != nil {
+			through.Close()
+		}
 		return nil, fmt.Errorf("creating the output: %w", err)
 	}
+	t.through = through
 	st.onCleanup(t.discard) // a no-op after commit
 	o := &output{w: t.w, name: path, released: func() bool { return false }, stream: func() {}, abort: t.discard}
 	o.commit = func() error {
@@ -151,12 +160,35 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 			// the file it replaces allowed.
 			mode &= 0o600
 		}
-		if err := t.commit(fi, mode, opts.yes); err != nil {
+		if err := t.seal(fi, mode); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		if _, err := t.install(fi != nil || opts.yes); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		return nil
 	}
 	return o, nil
+}
+
+// openThrough opens an existing target that has other hard links, to
+// write it in place (see tempFile.writeThrough): a rename would give
+// path a new file and leave the other names with the old content. A file
+// with one link is replaced, and nil returned. Opened now, a file the
+// user cannot write is refused before any work is done.
+func openThrough(path, target string, fi os.FileInfo) (*os.File, error) {
+	if s, ok := fi.Sys().(*syscall.Stat_t); !ok || s.Nlink < 2 {
+		return nil, nil
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening the output: %w", err)
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		f.Close()
+		return nil, fmt.Errorf("output %s changed while it was opened", path)
+	}
+	return f, nil
 }
 
 // resolveOutput follows symlinks from path to what it finally names and
