@@ -396,7 +396,7 @@ var baseOptions = []optDef{
 	{long: "verbose", short: 'v', cat: catIO, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-verbose", cat: catIO, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-tty", cat: catIO, usage: "never use the terminal: no prompt (a missing passphrase is an error), no progress line", set: setBool(func(o *options) *bool { return &o.noTTY })},
-	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write the data of an unencrypted message no signature vouches for", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
+	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write data no signature vouches for: an unencrypted message's, or to -o FILE a message whose signatures could not be checked (exit status 2)", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
 	{long: "ignore-mdc-error", alias: "allow-unprotected", hidden: true},
 	{long: "max-output", arg: "N", cat: catIO, usage: "refuse compressed data that inflates beyond N bytes (0: no limit)", set: func(o *options, v string) error {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)

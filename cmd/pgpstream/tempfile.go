@@ -14,7 +14,7 @@ import (
 )
 
 // tempFile is an output file being written, which gets its name only
-// when installed.
+// when installed, after the run ended well.
 //
 // On Linux it is opened with O_TMPFILE in the target's directory: an
 // inode with no name at all, which the kernel frees when the process ends
