@@ -493,37 +493,85 @@ func TestNoCoreDumps(t *testing.T) {
 	t.Errorf("core dumps are not disabled:\n%s", limits)
 }
 
-// TestOutputSyncedBeforeLink: the output file is flushed (fsync) before it
-// gets its name, and its directory after; the disk writes start while
-// decrypting (sync_file_range), not all at the end. Read from the system
-// calls, with strace.
-func TestOutputSyncedBeforeLink(t *testing.T) {
+// TestOutputDurability: a file is flushed to disk (fsync) before it takes
+// its name, and its directory after, where a crash could otherwise lose
+// what the user had: an existing file replaced with --yes, or copied into
+// when it has other hard links (the copy flushed, and only then its own
+// name removed). A new file is not flushed, and its disk writes are not
+// forced either, unless --fsync (or fsync in gpg.conf) asks; when it is,
+// the writes start while decrypting (sync_file_range), not all at the
+// end. Read from the system calls, with strace.
+func TestOutputDurability(t *testing.T) {
 	strace := lookTool(t, "strace")
 	f := newFaultFixture(t)
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "trace")
-	out := filepath.Join(dir, "out")
-	cmd := exec.Command(strace, "-f", "-o", trace, "-e", "trace=openat,sync_file_range,fsync,linkat,renameat,rename,close",
-		f.bin, "--homedir", f.home, "--batch", "-d", "-o", out, f.big)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, b)
+	conf := filepath.Join(t.TempDir(), "options.conf")
+	os.WriteFile(conf, []byte("# pgpstream's own option\nfsync\n"), 0o644)
+	for _, c := range []struct {
+		name         string
+		args         []string
+		existing     bool // out exists before the run
+		linked       bool // and has a second name
+		prefix, want string
+	}{
+		{name: "new", want: "O_TMPFILE linkat"},
+		{name: "new --fsync", args: []string{"--fsync"}, prefix: "O_TMPFILE sync_file_range sync_file_range", want: "fsync linkat fsync"},
+		{name: "new, fsync in gpg.conf", args: []string{"--options", conf}, prefix: "O_TMPFILE sync_file_range sync_file_range", want: "fsync linkat fsync"},
+		// The unnamed file is linked to a temporary name, renamed
+		// over out.
+		{name: "replaced", args: []string{"--yes"}, existing: true, prefix: "O_TMPFILE sync_file_range sync_file_range", want: "fsync linkat rename fsync"},
+		// Named beside out and flushed with its directory; copied into
+		// out, which is flushed; the name removed.
+		{name: "written through", args: []string{"--yes"}, existing: true, linked: true, prefix: "O_TMPFILE sync_file_range sync_file_range", want: "fsync linkat fsync ftruncate fsync unlink fsync"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(t.TempDir(), "trace")
+			out := filepath.Join(dir, "out")
+			if c.existing {
+				os.WriteFile(out, []byte("old"), 0o644)
+			}
+			if c.linked {
+				os.Link(out, filepath.Join(dir, "other"))
+			}
+			args := []string{"-f", "-o", trace, "-e", "trace=openat,sync_file_range,fsync,linkat,rename,renameat,renameat2,ftruncate,unlink,unlinkat",
+				f.bin, "--homedir", f.home, "--batch"}
+			args = append(append(args, c.args...), "-d", "-o", out, f.big)
+			if b, err := exec.Command(strace, args...).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, b)
+			}
+			if b, _ := os.ReadFile(out); len(b) != 24<<20 {
+				t.Fatalf("out holds %d bytes", len(b))
+			}
+			got := syscallsIn(t, trace)
+			if !strings.HasPrefix(got, c.prefix) || !strings.HasSuffix(got, c.want) || (c.prefix == "" && got != c.want) {
+				t.Errorf("system calls in order: %s\nwant %s ... %s", got, c.prefix, c.want)
+			}
+		})
 	}
-	b, _ := os.ReadFile(trace)
+}
+
+// syscallsIn lists, in order, the calls of an strace log that make an
+// output durable.
+func syscallsIn(t *testing.T, trace string) string {
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var calls []string
 	for _, line := range strings.Split(string(b), "\n") {
-		for _, c := range []string{"O_TMPFILE", "sync_file_range(", "fsync(", "linkat("} {
-			// A call that another thread interrupts is split into an
-			// "unfinished" line, which names it, and a "resumed" line,
-			// which does not: count the first.
+		// A call that another thread interrupts is split into an
+		// "unfinished" line, which names it, and a "resumed" line,
+		// which does not: count the first. A call that failed
+		// (unlink of a name that is not there) is not counted.
+		if strings.Contains(line, "= -1 ") {
+			continue
+		}
+		for _, c := range []string{"O_TMPFILE", "sync_file_range(", "fsync(", "unlink", "linkat(", "rename", "ftruncate("} {
 			if strings.Contains(line, c) {
 				calls = append(calls, strings.TrimSuffix(c, "("))
+				break
 			}
 		}
 	}
-	got := strings.Join(calls, " ")
-	// One unnamed file; at least two early writebacks for 24 MiB; the
-	// file's fsync, the link, the directory's fsync.
-	if !strings.HasPrefix(got, "O_TMPFILE sync_file_range sync_file_range") || !strings.HasSuffix(got, "fsync linkat fsync") {
-		t.Errorf("system calls in order: %s", got)
-	}
+	return strings.Join(calls, " ")
 }

@@ -145,11 +145,11 @@ func cmdGenKey(st *state, o *options) error {
 		opt.Expires = exp
 	}
 	opt.V6 = o.keyVersion == 6 // 4 or 6 (options.check)
-	// A new key's passphrase is asked twice on a terminal, as gpg does.
-	pass, err := newPassphrases(st, o).getFor(fmt.Sprintf("Enter a passphrase to protect the new key %q (empty: none).", args[0]), true)
-	if err == nil && len(pass) > 0 {
-		opt.Passphrase = pass
+	pass, err := newKeyPassphrase(st, o, args[0])
+	if err != nil {
+		return err
 	}
+	opt.Passphrase = pass
 	ring, err := openRing(st, o)
 	if err != nil {
 		return err
@@ -175,6 +175,25 @@ func cmdGenKey(st *state, o *options) error {
 	}
 	sw.Write(status.KeyCreated{Kind: kind, Fpr: k.Fingerprint()})
 	return nil
+}
+
+// newKeyPassphrase is the passphrase that protects a new key: asked
+// twice on a terminal, as gpg does. With no one to ask (--batch and no
+// passphrase given) the key is made without one, as gpg makes it with
+// --batch and an empty --passphrase. Any other failure, above all two answers
+// that differ, is an error before anything is made: a key left
+// unprotected by a typo is a key its owner believes protected.
+func newKeyPassphrase(st *state, o *options, uid string) ([]byte, error) {
+	pass, err := newPassphrases(st, o).getFor(fmt.Sprintf("Enter a passphrase to protect the new key %q (empty: none).", uid), true)
+	switch {
+	case errors.Is(err, errNoPassphrase):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("no key was made: %w", err)
+	case len(pass) == 0:
+		return nil, nil
+	}
+	return pass, nil
 }
 
 // cmdDelete deletes keys (what "public", "secret" or "both" parts) named

@@ -42,6 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	st := &state{stdin: stdin, stdout: stdout, prog: progName(args)}
 	st.stderr = st.watch(stderr, "standard error")
 	err := execute(st, args)
+	err = st.endOutputs(err)
 	st.cleanup()
 	if err == nil {
 		if berr := st.streamsBroken(); berr != nil {
@@ -112,6 +113,7 @@ type state struct {
 	quiet, verbose bool
 	prog           string // the name messages begin with (see progName)
 	cleanups       []func()
+	outputs        []pendingOutput       // output files waiting for the run's end (settleOutputs)
 	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
 	// signerOwners are the certificates of the keys signersFor chose,
 	// for the status lines that name a signer's primary key.

@@ -42,7 +42,12 @@ func multifile(st *state, o *options) error {
 			one.output, err = decryptedName(name)
 		}
 		if err == nil {
-			err = run(st, &one)
+			// Each file is a run of its own: its output is written
+			// when it succeeds, whatever the others do.
+			saved := st.exit
+			st.exit = exitOK
+			err = st.finishOutputs(run(st, &one))
+			st.exit = max(saved, st.exit)
 		}
 		if err != nil {
 			st.errorf("%s: %v", name, err)

@@ -151,6 +151,7 @@ type options struct {
 	output                  string
 	exportOptions           []string // --export-options
 	armor, batch, yes       bool
+	fsync                   bool // --fsync: flush every output file to disk
 	quiet, verbose, noTTY   bool
 	progress, noProgress    bool
 	statusFd, loggerFd      int
@@ -392,11 +393,12 @@ var baseOptions = []optDef{
 	{long: "batch", cat: catIO, usage: "never ask anything", set: setBool(func(o *options) *bool { return &o.batch })},
 	{long: "no-batch", cat: catIO, hidden: true, usage: "undo --batch", set: clearBool(func(o *options) *bool { return &o.batch })},
 	{long: "yes", cat: catIO, usage: "assume yes: overwrite files, delete keys", set: setBool(func(o *options) *bool { return &o.yes })},
+	{long: "fsync", cat: catIO, usage: "flush every -o FILE to disk before it gets its name, so that a crash leaves it whole or absent (a file replaced with --yes always is); pgpstream's own option, gpg has none", set: setBool(func(o *options) *bool { return &o.fsync })},
 	{long: "quiet", short: 'q', cat: catIO, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
 	{long: "verbose", short: 'v', cat: catIO, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-verbose", cat: catIO, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-tty", cat: catIO, usage: "never use the terminal: no prompt (a missing passphrase is an error), no progress line", set: setBool(func(o *options) *bool { return &o.noTTY })},
-	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write the data of an unencrypted message no signature vouches for", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
+	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write data no signature vouches for: an unencrypted message's, or to -o FILE a message whose signatures could not be checked (exit status 2)", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
 	{long: "ignore-mdc-error", alias: "allow-unprotected", hidden: true},
 	{long: "allow-multiple-messages", cat: catIO, usage: "read each message of the input in turn (-d, --verify), each checked and reported on its own; --output is written only if every one succeeds (without it, a second message is an error)", set: setBool(func(o *options) *bool { return &o.allowMultiple })},
 	{long: "no-allow-multiple-messages", cat: catIO, hidden: true, usage: "undo --allow-multiple-messages: an input holds one message", set: clearBool(func(o *options) *bool { return &o.allowMultiple })},

@@ -72,11 +72,11 @@ func removeTemps() {
 //
 // A new path or an existing regular file (a symlink to one is followed,
 // and its target written) is written through a temporary file in the
-// target's directory that gets the name only on commit; an existing file
-// keeps its mode (and, where permitted, its owner). A FIFO or a device
-// (or a symlink to one) is opened and written in place, like standard
-// output: renaming over it would replace /dev/null with a regular file,
-// or leave a FIFO's reader with nothing.
+// target's directory that gets the name only when the run ends well (see
+// settleOutputs); an existing file keeps its mode (and, where permitted,
+// its owner). A FIFO or a device (or a symlink to one) is opened and
+// written in place, like standard output: renaming over it would replace
+// /dev/null with a regular file, or leave a FIFO's reader with nothing.
 func openOutput(st *state, opts *options, path string, hold bool) (*output, error) {
 	return openOutputPerm(st, opts, path, hold, 0o666)
 }
@@ -97,6 +97,7 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 		// written in place, as standard output would be.
 		return inPlaceOutput(st, path, target, hold)
 	}
+	var through *os.File
 	if fi != nil {
 		m := fi.Mode()
 		switch {
@@ -128,14 +129,23 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 			}
 		}
 		perm = m.Perm() | m&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
+		if through, err = openThrough(path, target, fi); err != nil {
+			return nil, err
+		}
 	} else {
 		perm &^= umask()
 	}
-	t, err := createTemp(target)
+	// Replacing a file, a crash must leave the old one or the new one:
+	// flushed. A new file is flushed only when asked (--fsync).
+	t, err := createTemp(target, fi != nil || opts.fsync)
 	if err != nil {
+		if through != nil {
+			through.Close()
+		}
 		return nil, fmt.Errorf("creating the output: %w", err)
 	}
-	st.onCleanup(t.discard) // a no-op after commit
+	t.through = through
+	st.onCleanup(t.discard) // a no-op after install
 	o := &output{w: t.w, name: path, released: func() bool { return false }, stream: func() {}, abort: t.discard}
 	o.commit = func() error {
 		if err := st.streamsBroken(); err != nil {
@@ -151,12 +161,150 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 			// the file it replaces allowed.
 			mode &= 0o600
 		}
-		if err := t.commit(fi, mode, opts.yes); err != nil {
+		if err := t.seal(fi, mode); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
+		st.outputs = append(st.outputs, pendingOutput{name: path, t: t, replace: fi != nil || opts.yes, unchecked: opts.allowUnprotected})
 		return nil
 	}
 	return o, nil
+}
+
+// openThrough opens an existing target that has other hard links, to
+// write it in place (see tempFile.writeThrough): a rename would give
+// path a new file and leave the other names with the old content. A file
+// with one link is replaced, and nil returned. Opened now, a file the
+// user cannot write is refused before any work is done.
+func openThrough(path, target string, fi os.FileInfo) (*os.File, error) {
+	if s, ok := fi.Sys().(*syscall.Stat_t); !ok || s.Nlink < 2 {
+		return nil, nil
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening the output: %w", err)
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		f.Close()
+		return nil, fmt.Errorf("output %s changed while it was opened", path)
+	}
+	return f, nil
+}
+
+// pendingOutput is an output file that is complete and sealed, waiting
+// for the run's end to take its name.
+type pendingOutput struct {
+	name    string
+	t       *tempFile
+	replace bool // an existing file may be replaced
+	// unchecked: --allow-unprotected asked for the data even where no
+	// signature vouches for it, so a signature that could not be
+	// checked (exit status 2, gpg's code for it) does not withhold it.
+	unchecked bool
+}
+
+// installing is held while outputs take their names, and by the signal
+// handler (interruptOutputs) from the moment it acts: a signal either
+// comes first, and no output is installed, or it waits for the
+// installation, which it never cuts short. ended says that the run's
+// final installation began: the process is ending as the run decided,
+// and a signal from then on changes nothing.
+var installing struct {
+	sync.Mutex
+	ended bool
+}
+
+// interruptOutputs is the signal handler's part: unless the run has
+// ended (it then returns false, and the process ends as the run
+// decided), it removes the named temporary files and keeps every output
+// from being installed, for good: the process is about to exit.
+func interruptOutputs() bool {
+	installing.Lock()
+	if installing.ended {
+		installing.Unlock()
+		return false
+	}
+	removeTemps()
+	return true
+}
+
+// endOutputs is finishOutputs at the end of the run.
+func (s *state) endOutputs(err error) error {
+	installing.Lock()
+	defer installing.Unlock()
+	installing.ended = true
+	return s.settleOutputs(err)
+}
+
+// finishOutputs settles the output files made so far (--multifile does,
+// after each file).
+func (s *state) finishOutputs(err error) error {
+	installing.Lock()
+	defer installing.Unlock()
+	return s.settleOutputs(err)
+}
+
+// settleOutputs gives the pending output files their names when the run
+// ended well: no error err, exit status 0, and every message and status
+// line delivered. Otherwise they are dropped: a non-zero exit leaves no
+// file that this run made, and a file it would have replaced as it was
+// (the one exception is pendingOutput.unchecked). It returns the run's
+// error.
+func (s *state) settleOutputs(err error) error {
+	pending := s.outputs
+	s.outputs = nil
+	if len(pending) == 0 {
+		return err
+	}
+	if err == nil {
+		err = s.streamsBroken()
+	}
+	var keep []pendingOutput
+	for _, p := range pending {
+		if err == nil && (s.exit == exitOK || s.exit == exitError && p.unchecked) {
+			keep = append(keep, p)
+			continue
+		}
+		p.t.discard()
+		if err == nil {
+			s.errorf("%s was not written: %s", p.name, exitReason(s.exit))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return installOutputs(keep)
+}
+
+// exitReason says why a run with no error has a non-zero exit status:
+// its signatures (the exit codes of sigReporter.exit).
+func exitReason(code int) string {
+	if code == exitBad {
+		return "a signature is bad"
+	}
+	return "a signature could not be checked"
+}
+
+// installOutputs installs each output; when one fails, those it made
+// before are removed again.
+func installOutputs(pending []pendingOutput) error {
+	var made []string
+	for i, p := range pending {
+		created, err := p.t.install(p.replace)
+		if err == nil {
+			if created {
+				made = append(made, p.t.target)
+			}
+			continue
+		}
+		for _, q := range pending[i+1:] {
+			q.t.discard()
+		}
+		for _, name := range made {
+			os.Remove(name)
+		}
+		return fmt.Errorf("writing %s: %w", p.name, err)
+	}
+	return nil
 }
 
 // resolveOutput follows symlinks from path to what it finally names and

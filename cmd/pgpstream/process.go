@@ -23,7 +23,9 @@ import (
 //     and says what happened.
 //   - SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the named temporary
 //     files (see tempFile) and end the process with exit status 2 and one
-//     line, with no Go stack dump for SIGQUIT.
+//     line, with no Go stack dump for SIGQUIT; once the run has ended,
+//     installing its outputs, they are too late to change its outcome
+//     (interruptOutputs).
 func setupProcess() {
 	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{Cur: 0, Max: 0})
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -40,7 +42,9 @@ func setupProcess() {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		sig := <-ch
-		removeTemps()
+		if !interruptOutputs() {
+			return
+		}
 		fmt.Fprintf(os.Stderr, "pgpstream: error: interrupted by %v\n", sig)
 		os.Exit(exitError)
 	}()

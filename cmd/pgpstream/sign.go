@@ -592,8 +592,8 @@ func (s *sigReporter) errSig(sig *packet.Signature, keyID string, rc int) {
 // exit is gpg's exit code for what was reported: 2 when a signature could
 // not be checked (no key, unsupported), else 1 when one was bad. GnuPG
 // 2.2 exits 2 for a signer it has no key for even when the decryption
-// itself succeeded; pgpstream does the same, and still writes the
-// decrypted output.
+// itself succeeded; pgpstream does the same, and then writes no -o file
+// (settleOutputs) unless --allow-unprotected.
 func (s *sigReporter) exit() int {
 	switch {
 	case s.errs > 0:

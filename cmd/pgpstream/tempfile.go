@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -13,31 +14,45 @@ import (
 )
 
 // tempFile is an output file being written, which gets its name only
-// when committed.
+// when installed, after the run ended well.
 //
 // On Linux it is opened with O_TMPFILE in the target's directory: an
 // inode with no name at all, which the kernel frees when the process ends
 // however it ends (SIGKILL, a crash, power loss before commit), so
 // unauthenticated plaintext never has a name another process or a later
-// run could find. Commit links it in through /proc/self/fd. Where the file
-// system or the kernel has no O_TMPFILE (or /proc is not mounted), it is a
-// named temporary file, removed on failure and on SIGINT, SIGTERM,
+// run could find. Install links it in through /proc/self/fd. Where the
+// file system or the kernel has no O_TMPFILE (or /proc is not mounted), it
+// is a named temporary file, removed on failure and on SIGINT, SIGTERM,
 // SIGHUP and SIGQUIT, but not on SIGKILL.
+//
+// Durability: a durable temporary file is flushed to disk (fsync) before
+// it takes the target's place, and the directory after, so that a crash
+// leaves the target whole, old or new. That is owed where a crash could
+// otherwise lose what the user had: when an existing file is replaced.
+// A new file is not flushed (unless --fsync): until the page cache
+// reaches the disk, the message it came from still exists.
 type tempFile struct {
-	f      *os.File
-	w      *writeback // what the command writes to: f, with early writeback
-	target string
-	name   string // the named temporary file; "" for an O_TMPFILE inode
-	done   bool
+	f       *os.File
+	w       *writeback // what the command writes to: f, with early writeback when durable
+	target  string
+	name    string // the named temporary file; "" for an O_TMPFILE inode
+	durable bool
+	// through is the existing target, opened for writing, when the
+	// output is copied into it instead of replacing it (see install);
+	// throughMode is the mode it is to have then.
+	through     *os.File
+	throughMode os.FileMode
+	done        bool
 }
 
-func createTemp(target string) (*tempFile, error) {
+func createTemp(target string, durable bool) (*tempFile, error) {
 	dir := filepath.Dir(target)
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
+	// Read and write: a write-through install copies the file out.
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if err == nil {
 		f := os.NewFile(uintptr(fd), target)
 		if _, err := os.Stat(procFD(f)); err == nil {
-			return &tempFile{f: f, w: &writeback{f: f}, target: target}, nil
+			return &tempFile{f: f, w: &writeback{f: f, start: durable}, target: target, durable: durable}, nil
 		}
 		f.Close()
 	} else if !tmpfileUnsupported(err) {
@@ -48,7 +63,7 @@ func createTemp(target string) (*tempFile, error) {
 		return nil, err
 	}
 	trackTemp(f.Name(), true)
-	return &tempFile{f: f, w: &writeback{f: f}, target: target, name: f.Name()}, nil
+	return &tempFile{f: f, w: &writeback{f: f, start: durable}, target: target, name: f.Name(), durable: durable}, nil
 }
 
 // tmpfileUnsupported reports whether open(O_TMPFILE) failed because the
@@ -62,112 +77,154 @@ func procFD(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) 
 
 func tempPattern(target string) string { return "." + filepath.Base(target) + ".pgpstream-*.tmp" }
 
-// discard drops the file; after commit it does nothing.
+// discard drops the file; after install it does nothing.
 func (t *tempFile) discard() {
 	if t.done {
 		return
 	}
 	t.done = true
 	t.f.Close()
+	if t.through != nil {
+		t.through.Close()
+	}
 	if t.name != "" {
 		os.Remove(t.name)
 		trackTemp(t.name, false)
 	}
 }
 
-// syncOutput makes commit flush the file and its directory to disk before
-// the file gets its name, so that after a crash the name holds the whole
-// output or is not there (never a prefix, or a zero-length file, where
-// the file system would reorder the rename before the data).
+// writebackChunk is how much is written before the kernel is asked to
+// start writing it to disk (sync_file_range, which does not wait), when
+// the file will be flushed: the disk then works while pgpstream decrypts,
+// instead of all at the final fsync, and the page cache holds at most
+// this much of the file dirty on our account.
 //
 // Measured on 256 MiB to ext4 on this machine's virtual disk: a final
 // fsync alone waited 0.16 s, a third of the 0.45 s decryption; with the
-// early writeback below it waits only for the last few MiB. On tmpfs it
-// costs nothing.
-const syncOutput = true
-
-// writebackChunk is how much is written before the kernel is asked to
-// start writing it to disk (sync_file_range, which does not wait). The
-// disk then works while pgpstream decrypts, instead of all at the final
-// fsync, and the page cache holds at most this much of the file dirty on
-// our account.
+// early writeback it waited only for the last few MiB. It also ties the
+// run to the disk's write speed, which is why a file that is not flushed
+// does without it.
 const writebackChunk = 8 << 20
 
-// writeback is the temporary file's writer: it starts the disk writes of
-// every writebackChunk as soon as it is written.
+// writeback is the temporary file's writer: with start, it starts the
+// disk writes of every writebackChunk as soon as it is written.
 type writeback struct {
 	f           *os.File
+	start       bool
 	off, synced int64
 }
 
 func (w *writeback) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
 	w.off += int64(n)
-	if syncOutput && w.off-w.synced >= writebackChunk {
+	if w.start && w.off-w.synced >= writebackChunk {
 		unix.SyncFileRange(int(w.f.Fd()), w.synced, w.off-w.synced, unix.SYNC_FILE_RANGE_WRITE)
 		w.synced = w.off
 	}
 	return n, err
 }
 
-// commit gives the file its name: the target, which must not exist
-// unless replace (or old, the target as it was when opened, is not nil).
-// An existing file's owner (where permitted) and mode perm are kept.
-func (t *tempFile) commit(old os.FileInfo, perm os.FileMode, replace bool) error {
+// seal ends the writing: the file gets the owner (where permitted) of
+// old, the target as it was when opened (nil for a new file), and mode
+// perm, and a durable file is flushed to disk. A file to be written
+// through keeps its temporary mode (0600): the target keeps its own
+// owner, and takes perm at install.
+func (t *tempFile) seal(old os.FileInfo, perm os.FileMode) error {
 	if t.done {
 		return errors.New("output already closed")
+	}
+	err := t.setOwnerMode(old, perm)
+	if err == nil && t.durable {
+		err = t.f.Sync()
+	}
+	if err != nil {
+		t.discard()
+	}
+	return err
+}
+
+func (t *tempFile) setOwnerMode(old os.FileInfo, perm os.FileMode) error {
+	if t.through != nil {
+		t.throughMode = perm
+		return nil
 	}
 	if old != nil {
 		if s, ok := old.Sys().(*syscall.Stat_t); ok && (int(s.Uid) != os.Geteuid() || int(s.Gid) != os.Getegid()) {
 			t.f.Chown(int(s.Uid), int(s.Gid)) // permitted for root only; the mode is what matters
 		}
 	}
-	if err := t.f.Chmod(perm); err != nil {
-		t.discard()
-		return err
+	return t.f.Chmod(perm)
+}
+
+// install gives the sealed file its place: the target, which must not
+// exist unless replace. It reports whether it made a new name (which
+// undoing the run's outputs would remove).
+//
+// A new target is linked (linkat never replaces a file that appeared
+// meanwhile); an existing one is replaced by a rename, so that a reader
+// or a crash sees the old file or the new one. A target with other hard
+// links is written through instead (see writeThrough).
+func (t *tempFile) install(replace bool) (created bool, err error) {
+	if t.done {
+		return false, errors.New("output already closed")
 	}
-	if syncOutput {
-		if err := t.f.Sync(); err != nil {
-			t.discard()
-			return err
-		}
-	}
-	var err error
-	if t.name == "" {
-		err = t.linkAnon(old != nil || replace)
-	} else {
-		err = t.linkNamed(old != nil || replace)
+	switch {
+	case t.through != nil:
+		err = t.writeThrough()
+	case t.name == "":
+		created, err = t.linkAnon(replace)
+	default:
+		created, err = t.linkNamed(replace)
 	}
 	if err != nil {
 		t.discard()
-		return err
+		return false, err
 	}
 	t.done = true
 	cerr := t.f.Close()
-	if syncOutput {
-		if d, err := os.Open(filepath.Dir(t.target)); err == nil {
-			d.Sync()
-			d.Close()
-		}
+	if t.durable {
+		syncDir(t.target)
 	}
-	return cerr
+	return created, cerr
+}
+
+func syncDir(target string) {
+	if d, err := os.Open(filepath.Dir(target)); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 // linkAnon names an O_TMPFILE inode: linked straight to the target when
-// it is new (linkat never replaces), else linked to a temporary name and
-// renamed over the target. Only complete, authenticated output ever has
-// that temporary name, for the moment of the rename.
-func (t *tempFile) linkAnon(replace bool) error {
-	err := unix.Linkat(unix.AT_FDCWD, procFD(t.f), unix.AT_FDCWD, t.target, unix.AT_SYMLINK_FOLLOW)
+// it is new, else linked to a temporary name and renamed over the
+// target. Only complete, authenticated output ever has that temporary
+// name, for the moment of the rename.
+func (t *tempFile) linkAnon(replace bool) (created bool, err error) {
+	err = unix.Linkat(unix.AT_FDCWD, procFD(t.f), unix.AT_FDCWD, t.target, unix.AT_SYMLINK_FOLLOW)
 	if err == nil {
-		return nil
+		return true, nil
 	}
 	if !errors.Is(err, unix.EEXIST) {
-		return &os.LinkError{Op: "link", Old: procFD(t.f), New: t.target, Err: err}
+		return false, &os.LinkError{Op: "link", Old: procFD(t.f), New: t.target, Err: err}
 	}
 	if !replace {
-		return fmt.Errorf("%s appeared while writing, and --yes was not given", t.target)
+		return false, fmt.Errorf("%s appeared while writing, and --yes was not given", t.target)
 	}
+	name, err := t.linkTempName()
+	if err != nil {
+		return false, err
+	}
+	defer trackTemp(name, false)
+	if err := os.Rename(name, t.target); err != nil {
+		os.Remove(name)
+		return false, err
+	}
+	return false, nil
+}
+
+// linkTempName gives an O_TMPFILE inode a temporary name beside the
+// target.
+func (t *tempFile) linkTempName() (string, error) {
 	for range 100 {
 		name := filepath.Join(filepath.Dir(t.target), tempName(t.target))
 		err := unix.Linkat(unix.AT_FDCWD, procFD(t.f), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
@@ -175,35 +232,119 @@ func (t *tempFile) linkAnon(replace bool) error {
 			continue
 		}
 		if err != nil {
-			return &os.LinkError{Op: "link", Old: procFD(t.f), New: name, Err: err}
+			return "", &os.LinkError{Op: "link", Old: procFD(t.f), New: name, Err: err}
 		}
 		trackTemp(name, true)
-		defer trackTemp(name, false)
-		if err := os.Rename(name, t.target); err != nil {
-			os.Remove(name)
-			return err
-		}
-		return nil
+		return name, nil
 	}
-	return errors.New("no free temporary name in the output directory")
+	return "", errors.New("no free temporary name in the output directory")
 }
 
 // linkNamed moves a named temporary file to the target.
-func (t *tempFile) linkNamed(replace bool) error {
+func (t *tempFile) linkNamed(replace bool) (created bool, err error) {
 	defer trackTemp(t.name, false)
 	if replace {
-		return os.Rename(t.name, t.target)
+		_, err := os.Lstat(t.target)
+		return errors.Is(err, os.ErrNotExist), os.Rename(t.name, t.target)
 	}
 	// A new name: link, which fails rather than replace a file that
 	// appeared meanwhile.
 	if err := os.Link(t.name, t.target); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s appeared while writing, and --yes was not given", t.target)
+			return false, fmt.Errorf("%s appeared while writing, and --yes was not given", t.target)
 		}
-		return err
+		return false, err
 	}
 	os.Remove(t.name)
+	return true, nil
+}
+
+// writeThrough copies the output into the existing target, so that every
+// hard link to it sees the new content, as gpg's O_TRUNC gives them.
+// Nothing is lost whenever it stops: the output first gets a name of its
+// own beside the target, flushed to disk with its directory, and loses
+// it only after the copy into the target is complete and flushed. A
+// crash mid-copy thus leaves the whole new output under
+// ".FILE.pgpstream-*.tmp"; a copy that fails (a disk error) keeps that
+// name too, and says where it is.
+func (t *tempFile) writeThrough() error {
+	name := t.name
+	if name == "" {
+		var err error
+		if name, err = t.linkTempName(); err != nil {
+			return err
+		}
+	}
+	syncDir(t.target)
+	size, err := t.prepareThrough()
+	if err != nil {
+		os.Remove(name)
+		trackTemp(name, false)
+		return err
+	}
+	// From here on the name stays until the copy is whole: discard
+	// and the signal handler leave it.
+	trackTemp(name, false)
+	t.name = ""
+	if err := copyInto(t.through, t.f, size); err != nil {
+		return fmt.Errorf("%w; the whole output is in %s", err, name)
+	}
+	os.Remove(name) // failing, it leaves a copy of what the target holds
 	return nil
+}
+
+// prepareThrough readies the target for the copy of the output, whose
+// size it returns, without changing its content: it takes the space the
+// copy may need beyond the old file's (a full disk fails here, the
+// target intact) and gives it its mode.
+func (t *tempFile) prepareThrough() (int64, error) {
+	fi, err := t.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := fi.Size()
+	if size > 0 {
+		err := unix.Fallocate(int(t.through.Fd()), unix.FALLOC_FL_KEEP_SIZE, 0, size)
+		if err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
+			return 0, &os.PathError{Op: "fallocate", Path: t.target, Err: err}
+		}
+	}
+	return size, t.throughChmod()
+}
+
+// throughChmod gives the target written through its mode, where it
+// differs: secret key data going into a file others may read tightens
+// it (for all its names) before the data goes in.
+func (t *tempFile) throughChmod() error {
+	fi, err := t.through.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&(os.ModePerm|os.ModeSetuid|os.ModeSetgid|os.ModeSticky) == t.throughMode {
+		return nil
+	}
+	return t.through.Chmod(t.throughMode)
+}
+
+// copyInto makes dst hold src's size bytes, flushed to disk. On Linux the
+// copy is copy_file_range, within the kernel.
+func copyInto(dst, src *os.File, size int64) error {
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := dst.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, io.LimitReader(src, size)); err != nil {
+		return err
+	}
+	if err := dst.Truncate(size); err != nil {
+		return err
+	}
+	if err := dst.Sync(); err != nil {
+		return err
+	}
+	return dst.Close()
 }
 
 func tempName(target string) string {
