@@ -86,53 +86,57 @@ func (d *decryptor) insideAEAD(body *packet.Body, s *aeadSuite) error {
 	return d.inside(r, body)
 }
 
-// newAEADWriter starts the encrypted data packet for opt.Format (SEIPD v2
-// or tag 20) on out: the packet header and fixed fields, then a writer that
-// seals the plaintext into chunks.
-func newAEADWriter(out io.Writer, opt EncryptOptions, key []byte) (io.WriteCloser, error) {
+// aeadSetup is an AEAD packet about to be written: its tag, its fixed
+// fields, and the suite its chunks are sealed with.
+type aeadSetup struct {
+	tag   packet.Tag
+	head  []byte
+	suite *aeadSuite
+}
+
+// newAEADSetup chooses the fixed fields of the encrypted data packet for
+// opt.Format (SEIPD v2 or tag 20): a fresh salt or IV, and the suite.
+func newAEADSetup(opt EncryptOptions, key []byte) (aeadSetup, error) {
 	mode := aeadMode(opt)
 	if opt.ChunkByte > packet.MaxChunkByte {
-		return nil, fmt.Errorf("AEAD chunk size octet %d: at most 16 (4 MiB chunks)", opt.ChunkByte)
+		return aeadSetup{}, fmt.Errorf("AEAD chunk size octet %d: at most 16 (4 MiB chunks)", opt.ChunkByte)
 	}
-	var (
-		pw    *packet.PartialWriter
-		suite *aeadSuite
-		head  []byte
-	)
 	switch opt.Format {
 	case SEIPDv2:
 		if mode.NonceSize() == 0 {
-			return nil, fmt.Errorf("AEAD mode %v: use OCB, EAX or GCM", mode)
+			return aeadSetup{}, fmt.Errorf("AEAD mode %v: use OCB, EAX or GCM", mode)
 		}
 		var salt [32]byte
 		if _, err := rand.Read(salt[:]); err != nil {
-			return nil, err
+			return aeadSetup{}, err
 		}
 		s, err := newSEIPDv2Suite(opt.Cipher, mode, opt.ChunkByte, salt[:], key)
 		if err != nil {
-			return nil, err
+			return aeadSetup{}, err
 		}
-		suite = s
-		head = packet.AppendSEIPDv2(nil, opt.Cipher, mode, opt.ChunkByte, &salt)
-		pw = packet.NewPartialWriter(out, packet.TagSEIPD, ChunkSize)
+		return aeadSetup{packet.TagSEIPD, packet.AppendSEIPDv2(nil, opt.Cipher, mode, opt.ChunkByte, &salt), s}, nil
 	case AEADv1:
 		if mode != packet.AEADOCB && mode != packet.AEADEAX {
-			return nil, fmt.Errorf("AEAD mode %v: the LibrePGP AEAD packet has only OCB and EAX", mode)
+			return aeadSetup{}, fmt.Errorf("AEAD mode %v: the LibrePGP AEAD packet has only OCB and EAX", mode)
 		}
 		a := packet.AEADData{Version: 1, Cipher: opt.Cipher, AEAD: mode, ChunkByte: opt.ChunkByte, IV: make([]byte, mode.NonceSize())}
 		if _, err := rand.Read(a.IV); err != nil {
-			return nil, err
+			return aeadSetup{}, err
 		}
-		suite = newAEADDataSuite(a, key)
-		head = a.Append(nil)
-		pw = packet.NewPartialWriter(out, packet.TagAEAD, ChunkSize)
-	default:
-		return nil, fmt.Errorf("format %v is not an AEAD format", opt.Format)
+		return aeadSetup{packet.TagAEAD, a.Append(nil), newAEADDataSuite(a, key)}, nil
 	}
-	if _, err := pw.Write(head); err != nil {
+	return aeadSetup{}, fmt.Errorf("format %v is not an AEAD format", opt.Format)
+}
+
+// newAEADWriter starts the encrypted data packet set up by a on out: the
+// packet header and fixed fields, then a writer that seals the plaintext
+// into chunks.
+func newAEADWriter(out io.Writer, a aeadSetup, threads int) (io.WriteCloser, error) {
+	pw := packet.NewPartialWriter(out, a.tag, ChunkSize)
+	if _, err := pw.Write(a.head); err != nil {
 		return nil, err
 	}
-	return newChunkWriter(pw, suite, opt.Threads)
+	return newChunkWriter(pw, a.suite, threads)
 }
 
 // checkGivenCipher refuses a given session key whose cipher is not the

@@ -11,6 +11,8 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/armor"
+	"github.com/pgpstream/pgpstream/internal/chunk"
+	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -128,7 +130,18 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 		}
 		enc = w
 	default:
-		w, err := newAEADWriter(out, opt, sessionKey)
+		setup, err := newAEADSetup(opt, sessionKey)
+		if err != nil {
+			return 0, err
+		}
+		if opt.Compress == packet.CompressNone && len(opt.Signers) == 0 {
+			// Nothing inside but the literal packet: sealed in place.
+			n, err := sealPlain(in, out, opt, setup)
+			if !errors.Is(err, chunk.ErrNoPieces) {
+				return n, finishEncrypt(err, head, aw)
+			}
+		}
+		w, err := newAEADWriter(out, setup, opt.Threads)
 		if err != nil {
 			return 0, err
 		}
@@ -141,15 +154,22 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 	if err := enc.Close(); err != nil {
 		return n, err
 	}
+	return n, finishEncrypt(nil, head, aw)
+}
+
+// finishEncrypt sends what the head writer still gathers (a short
+// message) and ends the armor, after a packet that ended with err.
+func finishEncrypt(err error, head *headWriter, aw io.WriteCloser) error {
+	if err != nil {
+		return err
+	}
 	if err := head.flush(); err != nil {
-		return n, err
+		return err
 	}
 	if aw != nil {
-		if err := aw.Close(); err != nil {
-			return n, err
-		}
+		return aw.Close()
 	}
-	return n, nil
+	return nil
 }
 
 // headWriter gathers the small writes that open a message (the session
@@ -159,6 +179,7 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 // only; after that it passes writes through.
 type headWriter struct {
 	w       io.Writer
+	v       iobuf.VectorWriter
 	head    []byte
 	started bool
 }
@@ -180,6 +201,22 @@ func (h *headWriter) Write(p []byte) (int, error) {
 	k := len(h.head)
 	h.head = nil
 	n, err := h.w.Write(buf)
+	return max(n-k, 0), err
+}
+
+// WriteVectors implements iobuf.VectorWriter: what is gathered goes out
+// in front of the first vectors, in the same writev(2).
+func (h *headWriter) WriteVectors(bufs [][]byte) (int64, error) {
+	if h.v == nil {
+		h.v = iobuf.Vectors(h.w)
+	}
+	if h.started {
+		return h.v.WriteVectors(bufs)
+	}
+	h.started = true
+	k := int64(len(h.head))
+	n, err := h.v.WriteVectors(append([][]byte{h.head}, bufs...))
+	h.head = nil
 	return max(n-k, 0), err
 }
 

@@ -32,7 +32,7 @@ func wholeOf(e Engine) Engine {
 	}
 }
 
-func ocbSuite(t *testing.T, e Engine, chunkByte byte) *Suite {
+func ocbSuite(t testing.TB, e Engine, chunkByte byte) *Suite {
 	t.Helper()
 	return NewAEADData(e, packet.AEADData{Version: 1, Cipher: packet.CipherAES256, AEAD: packet.AEADOCB,
 		ChunkByte: chunkByte, IV: bytes.Repeat([]byte{3}, 15)}, bytes.Repeat([]byte{4}, 32))
