@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/pgpstream/pgpstream/keyring"
@@ -108,12 +107,11 @@ func cmdImportOwnerTrust(st *state, o *options) error {
 	}
 	set := map[string]keyring.OwnerTrust{}
 	for _, name := range inputs {
+		r, _, done, err := openArg(st, o, name)
 		var data []byte
-		var err error
-		if name == "-" {
-			data, err = io.ReadAll(st.stdin)
-		} else {
-			data, err = os.ReadFile(name)
+		if err == nil {
+			data, err = io.ReadAll(r)
+			done()
 		}
 		if err != nil {
 			return fmt.Errorf("--import-ownertrust: %w", err)
