@@ -21,7 +21,10 @@
 // inherited has it clear when the new program starts; the runtime opens
 // everything with O_CLOEXEC (cgroup files, epoll, eventfd), and so does
 // os. A descriptor that is open here with FD_CLOEXEC clear came from the
-// caller.
+// caller. Standard input, output and error are the exception that does
+// no harm: one the process was started without is /dev/null by now,
+// opened by the runtime first of all (checkfds, since Go 1.22), as gpg
+// reopens them, and counts as inherited.
 //
 // The set is recorded in this package's init, before anything else of
 // the program can have changed a descriptor. The spec (Go 1.21 and later,
