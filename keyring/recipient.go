@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -79,7 +80,14 @@ func RecipientsFromFile(path string) ([]Recipient, error) {
 		return nil, fmt.Errorf("keyring: recipient file: %w", err)
 	}
 	defer f.Close()
-	pkts, err := decodeKeyData(f)
+	return RecipientsFrom(f, path)
+}
+
+// RecipientsFrom is RecipientsFromFile for certificates read from r
+// (a descriptor the caller opened, say); name is what messages call it.
+func RecipientsFrom(r io.Reader, name string) ([]Recipient, error) {
+	path := name
+	pkts, err := decodeKeyData(r)
 	if err != nil {
 		return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
 	}

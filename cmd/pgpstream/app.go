@@ -150,12 +150,9 @@ func (s *state) apply(o *options) error {
 	case o.loggerFd == 1:
 		s.stderr = s.stdout
 	case o.loggerFd > 2:
-		f := os.NewFile(uintptr(o.loggerFd), fmt.Sprintf("fd %d", o.loggerFd))
-		if f == nil {
-			return usagef("--logger-fd %d: not an open file descriptor", o.loggerFd)
-		}
-		if _, err := f.Stat(); err != nil {
-			return usagef("--logger-fd %d: %v", o.loggerFd, err)
+		f, err := callerFile(fmt.Sprintf("--logger-fd %d", o.loggerFd), o.loggerFd)
+		if err != nil {
+			return err
 		}
 		s.stderr = s.watch(f, fmt.Sprintf("--logger-fd %d", o.loggerFd))
 	case o.loggerFile != "":

@@ -38,9 +38,9 @@ func cmdClearSign(st *state, o *options) error {
 
 // defaultOutput is where a command writes when --output is not given:
 // gpg's FILE plus suffix for a named input, standard output otherwise.
-func defaultOutput(o *options, inName, suffix string) string {
-	if p := o.output; p != "" || inName == "" || isDescriptorName(inName) {
+func defaultOutput(o *options, inName, suffix string) fileArg {
+	if p := o.output; !p.none() || inName == "" {
 		return p
 	}
-	return inName + suffix
+	return pathArg(inName + suffix)
 }

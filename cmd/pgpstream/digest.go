@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -90,12 +89,12 @@ func cmdPrintMD(st *state, o *options, all bool) error {
 		}
 	}
 	for _, name := range args {
-		f, err := os.Open(name)
+		r, _, done, err := openArg(st, o, name)
 		if err != nil {
 			return err
 		}
-		err = digest(name, f)
-		f.Close()
+		err = digest(name, r)
+		done()
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

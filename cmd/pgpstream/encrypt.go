@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
@@ -69,11 +68,11 @@ func cmdEncrypt(st *state, o *options) error {
 	in, stopProgress := startProgress(st, o, in, inName, "encrypt", sw)
 	defer stopProgress()
 	outPath := o.output
-	if outPath == "" && inName != "" && !isDescriptorName(inName) {
+	if outPath.none() && inName != "" {
 		// gpg's default: FILE is encrypted to FILE.gpg (FILE.asc armored).
-		outPath = inName + ".gpg"
+		outPath = pathArg(inName + ".gpg")
 		if opt.Armor {
-			outPath = inName + ".asc"
+			outPath = pathArg(inName + ".asc")
 		}
 	}
 	opt.Literal = literalFor(inName)
@@ -174,7 +173,7 @@ func collectRecipients(st *state, o *options, sw *statusWriter) ([]chosenRecipie
 	}
 	// -f and -F keys are taken as fully valid, as gpg takes them.
 	addFile := func(file string, hidden bool) error {
-		rcs, err := keyring.RecipientsFromFile(file)
+		rcs, err := recipientsIn(st, o, file)
 		if err != nil {
 			return fmt.Errorf("recipient file %s: %w", file, err)
 		}
@@ -231,6 +230,20 @@ func collectRecipients(st *state, o *options, sw *statusWriter) ([]chosenRecipie
 		}
 	}
 	return out, nil
+}
+
+// recipientsIn reads the certificates of -f FILE: a path, or the
+// caller's descriptor -&N.
+func recipientsIn(st *state, o *options, file string) ([]keyring.Recipient, error) {
+	a := o.fileArg(file)
+	if !a.isFD {
+		return keyring.RecipientsFromFile(file)
+	}
+	r, _, _, err := openArg(st, o, file)
+	if err != nil {
+		return nil, err
+	}
+	return keyring.RecipientsFrom(r, a.String())
 }
 
 // chooseFormat picks the encrypted data packet. --force-aead (gpg 2.4's
@@ -306,16 +319,11 @@ func allSEIPDv2(recipients []chosenRecipient) bool {
 	return true
 }
 
-// isDescriptorName tells a descriptor given as -&N (see specialName),
-// which, as in gpg, has no name to carry into a literal packet or to
-// derive an output file name from: output goes to standard output.
-func isDescriptorName(name string) bool { return strings.HasPrefix(name, "/dev/fd/") }
-
 // literalFor is the literal packet header for an input: the file's name
 // and modification time, as gpg writes them, or now for standard input.
 func literalFor(inName string) packet.Literal {
 	l := packet.Literal{Format: 'b', Time: clock.Now()}
-	if inName != "" && !isDescriptorName(inName) {
+	if inName != "" {
 		l.FileName = filepath.Base(inName)
 		if fi, err := os.Stat(inName); err == nil {
 			l.Time = fi.ModTime()
@@ -326,7 +334,7 @@ func literalFor(inName string) packet.Literal {
 
 // openMessageOutput opens where a message made from inName goes: not the
 // input itself, and not binary data to a terminal.
-func openMessageOutput(st *state, o *options, inName, outPath string, armored bool, what string) (*output, error) {
+func openMessageOutput(st *state, o *options, inName string, outPath fileArg, armored bool, what string) (*output, error) {
 	if sameFile(inName, outPath) {
 		return nil, fmt.Errorf("input and output are the same file")
 	}

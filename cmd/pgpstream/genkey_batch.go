@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -298,11 +297,11 @@ func cmdGenKeyBatch(st *state, o *options) error {
 	}
 	name, r := "[stdin]", io.Reader(st.stdin)
 	if len(o.args) == 1 && o.args[0] != "-" {
-		f, err := os.Open(o.args[0])
+		f, _, done, err := openArg(st, o, o.args[0])
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer done()
 		name, r = o.args[0], f
 	}
 	data, err := bounded.ReadAll(r, name, bounded.Params)

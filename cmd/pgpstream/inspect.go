@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/pgpstream/pgpstream/armor"
@@ -21,7 +20,7 @@ import (
 
 type inspectArgs struct {
 	args           []string
-	output         string
+	output         fileArg
 	colons, json   bool
 	list           keyring.ListOptions
 	showSessionKey bool
@@ -129,7 +128,7 @@ func cmdShowKeys(st *state, o *options) error {
 	}
 	var total keyring.SigCounts
 	for _, name := range inputs {
-		r, closeIn, err := openNamed(st, name)
+		r, closeIn, err := openNamed(st, o, name)
 		if err != nil {
 			out.abort()
 			return err
@@ -155,15 +154,12 @@ func displayName(name string) string {
 	return name
 }
 
-func openNamed(st *state, name string) (io.Reader, func(), error) {
-	if name == "-" || name == "" {
+func openNamed(st *state, o *options, name string) (io.Reader, func(), error) {
+	if name == "" {
 		return st.stdin, func() {}, nil
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
+	r, _, done, err := openArg(st, o, name)
+	return r, done, err
 }
 
 // cmdListPackets prints gpg's --list-packets listing, decrypting what the
@@ -283,10 +279,7 @@ func armorTool(st *state, o *options, suffix string, conv func(io.Reader, io.Wri
 		return err
 	}
 	defer closeIn()
-	outPath := o.output
-	if outPath == "" && inName != "" {
-		outPath = inName + suffix
-	}
+	outPath := defaultOutput(o, inName, suffix)
 	if sameFile(inName, outPath) {
 		return fmt.Errorf("input and output are the same file")
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -36,15 +35,11 @@ func cmdImport(st *state, o *options) error {
 	var total keyring.ImportStats
 	defer func() { importResult(sw, total) }()
 	for _, name := range inputs {
-		var r io.Reader = st.stdin
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			r = f
+		r, _, done, err := openArg(st, o, name)
+		if err != nil {
+			return err
 		}
+		defer done()
 		stats, err := ring.Import(r)
 		importedKeys(st, sw, stats)
 		if !st.quiet {
@@ -294,14 +289,9 @@ func (p *passphrases) read(confirm bool) ([]byte, error) {
 		return firstLine(b), nil
 	case o.passphraseFd >= 0:
 		fd := o.passphraseFd
-		var r io.Reader
-		if fd == 0 {
-			r = p.st.stdin
-		} else {
-			r = os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
-			if r == (*os.File)(nil) {
-				return nil, fmt.Errorf("--passphrase-fd %d: not an open file descriptor", fd)
-			}
+		r, err := readFD(p.st, "--passphrase-fd", fd)
+		if err != nil {
+			return nil, err
 		}
 		b, err := readLine(r)
 		if err != nil {

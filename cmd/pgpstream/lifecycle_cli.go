@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -79,13 +78,9 @@ func passphraseLines(st *state, o *options) ([]byte, []byte, error) {
 		}
 		return twoLines(b)
 	case o.passphraseFd >= 0:
-		r := st.stdin
-		if o.passphraseFd != 0 {
-			f := os.NewFile(uintptr(o.passphraseFd), fmt.Sprintf("fd %d", o.passphraseFd))
-			if f == nil {
-				return nil, nil, fmt.Errorf("--passphrase-fd %d: not an open file descriptor", o.passphraseFd)
-			}
-			r = f
+		r, err := readFD(st, "--passphrase-fd", o.passphraseFd)
+		if err != nil {
+			return nil, nil, err
 		}
 		old, err := readLine(r)
 		if err != nil {

@@ -17,7 +17,7 @@ func multifile(st *state, o *options) error {
 	if run == nil || (o.cmd == "encrypt" && (o.symmetric || o.signing())) {
 		return usagef("--multifile works with --encrypt, --decrypt and --verify only")
 	}
-	if o.output != "" {
+	if !o.output.none() {
 		return usagef("--output cannot name the outputs of --multifile: each file has its own")
 	}
 	files := o.args
@@ -39,7 +39,9 @@ func multifile(st *state, o *options) error {
 		one.multifile = false
 		err := error(nil)
 		if o.cmd == "decrypt" {
-			one.output, err = decryptedName(name)
+			var out string
+			out, err = decryptedName(name)
+			one.output = pathArg(out)
 		}
 		if err == nil {
 			// Each file is a run of its own: its output is written

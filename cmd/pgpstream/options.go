@@ -148,7 +148,8 @@ type options struct {
 	statusFileW             *statusWriter // --status-file, once created (openStatus)
 	withColons              bool
 	keyidFormat, trustModel string
-	output                  string
+	outputName              string   // -o as given
+	output                  fileArg  // -o, after --enable-special-filenames (check)
 	exportOptions           []string // --export-options
 	armor, batch, yes       bool
 	fsync                   bool // --fsync: flush every output file to disk
@@ -385,7 +386,7 @@ var baseOptions = []optDef{
 	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid), direct (a key is as valid as its owner trust) or always (every key is used); -r keys that are not valid are refused, as in gpg", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
 
 	// Input and output.
-	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.output })},
+	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.outputName })},
 	{long: "armor", short: 'a', cat: catIO, usage: "write ASCII armor", set: setBool(func(o *options) *bool { return &o.armor })},
 	{long: "armour", alias: "armor", hidden: true},
 	{long: "no-armor", cat: catIO, usage: "write binary (the default)", hidden: true, set: clearBool(func(o *options) *bool { return &o.armor })},
@@ -420,7 +421,7 @@ var baseOptions = []optDef{
 	{long: "logger-file", arg: "FILE", cat: catIO, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
 	{long: "log-file", alias: "logger-file", arg: "FILE", hidden: true},
 	{long: "multifile", cat: catIO, usage: "with --encrypt, --decrypt or --verify: each FILE (or each line of standard input when none is given) is a message of its own; --encrypt writes FILE.gpg (.asc with --armor), --decrypt writes FILE without its .gpg, .pgp, .asc or .sig", set: setBool(func(o *options) *bool { return &o.multifile })},
-	{long: "enable-special-filenames", cat: catIO, usage: "a file argument -&N means file descriptor N", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
+	{long: "enable-special-filenames", cat: catIO, usage: "a file name -&N (an input, -o, -f, --verify's files) means file descriptor N, which the caller opened", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
 
 	// Diagnostics.
 	{long: "disable-hwf", arg: "NAME", cat: catDiag, usage: "switch off a CPU feature for every engine (repeatable)", set: addString(func(o *options) *[]string { return &o.disableHWF })},
@@ -982,15 +983,9 @@ func (o *options) check() (err error) {
 		o.cmd = "decrypt" // gpg decrypts when given only a file
 	}
 
-	// Special file names: -&N is descriptor N.
-	if o.specialFilenames {
-		for i, a := range o.args {
-			o.args[i] = specialName(a)
-		}
-		for i, a := range o.recipientFiles {
-			o.recipientFiles[i] = specialName(a)
-		}
-	}
+	// Special file names: -&N is descriptor N (fds.go). File arguments
+	// and -f are read where they are opened (openArg).
+	o.output = o.fileArg(o.outputName)
 
 	// Algorithms.
 	if o.cipher, err = packet.ParseCipherAlgo(o.cipherName); err != nil {
@@ -1264,16 +1259,6 @@ func (o *options) expandGroups(specs []string) []string {
 		}
 	}
 	return out
-}
-
-// specialName maps gpg's -&N to the descriptor's path.
-func specialName(a string) string {
-	if n, ok := strings.CutPrefix(a, "-&"); ok {
-		if _, err := strconv.Atoi(n); err == nil {
-			return "/dev/fd/" + n
-		}
-	}
-	return a
 }
 
 // openRing opens the keys of the home in use. --keyring FILE adds the

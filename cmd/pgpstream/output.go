@@ -67,8 +67,9 @@ func removeTemps() {
 	temps.Unlock()
 }
 
-// openOutput opens path ("" or "-" for standard output). With hold, what
-// goes to a stream is held back (see holdback) until commit.
+// openOutput opens target (none or "-" for standard output, -&N for the
+// caller's descriptor, see descriptorOutput). With hold, what goes to a
+// stream is held back (see holdback) until commit.
 //
 // A new path or an existing regular file (a symlink to one is followed,
 // and its target written) is written through a temporary file in the
@@ -77,13 +78,17 @@ func removeTemps() {
 // its owner). A FIFO or a device (or a symlink to one) is opened and
 // written in place, like standard output: renaming over it would replace
 // /dev/null with a regular file, or leave a FIFO's reader with nothing.
-func openOutput(st *state, opts *options, path string, hold bool) (*output, error) {
-	return openOutputPerm(st, opts, path, hold, 0o666)
+func openOutput(st *state, opts *options, target fileArg, hold bool) (*output, error) {
+	return openOutputPerm(st, opts, target, hold, 0o666)
 }
 
 // openOutputPerm is openOutput with the permissions a new file gets
 // (before the umask): 0600 for secret keys.
-func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.FileMode) (*output, error) {
+func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.FileMode) (*output, error) {
+	if out.isFD {
+		return descriptorOutput(st, out, hold)
+	}
+	path := out.path
 	if path == "" || path == "-" {
 		growPipe(st.stdout)
 		return streamOutput(st.stdout, "standard output", hold), nil
@@ -125,7 +130,7 @@ func openOutputPerm(st *state, opts *options, path string, hold bool, perm os.Fi
 				return nil, err
 			}
 			if alt != path {
-				return openOutputPerm(st, opts, alt, hold, perm)
+				return openOutputPerm(st, opts, pathArg(alt), hold, perm)
 			}
 		}
 		perm = m.Perm() | m&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
@@ -443,17 +448,18 @@ func (h *holdWriter) flush() error {
 	return err
 }
 
-// sameFile reports whether the input and output name one file.
-func sameFile(in, out string) bool {
-	if in == "" || in == "-" || out == "" || out == "-" {
+// sameFile reports whether the input and output name one file; out may
+// be the caller's descriptor.
+func sameFile(in string, out fileArg) bool {
+	if in == "" || in == "-" || out.std() {
 		return false
 	}
 	a, err1 := os.Stat(in)
-	b, err2 := os.Stat(out)
+	b, err2 := out.stat()
 	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
-// openInput opens the one input file, or standard input.
+// openInput opens the one input file, or standard input (see openArg).
 func openInput(st *state, o *options) (io.Reader, string, func(), error) {
 	switch len(o.args) {
 	case 0:
@@ -463,20 +469,7 @@ func openInput(st *state, o *options) (io.Reader, string, func(), error) {
 	default:
 		return nil, "", nil, usagef("give at most one input file (got %d)", len(o.args))
 	}
-	name := o.args[0]
-	if name == "-" {
-		growPipe(st.stdin)
-		return st.stdin, "", func() {}, nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		f.Close()
-		return nil, "", nil, fmt.Errorf("input %s is a directory", name)
-	}
-	return f, name, func() { f.Close() }, nil
+	return openArg(st, o, o.args[0])
 }
 
 // refuseBinaryTerminal aborts the output when binary data would go to a

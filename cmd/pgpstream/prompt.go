@@ -75,12 +75,9 @@ func askerOf(st *state, o *options) (*asker, error) {
 	case o.commandFd == 0:
 		a.cmd = st.stdin
 	case o.commandFd > 0:
-		f := os.NewFile(uintptr(o.commandFd), fmt.Sprintf("fd %d", o.commandFd))
-		if f == nil {
-			return nil, usagef("--command-fd %d: not an open file descriptor", o.commandFd)
-		}
-		if _, err := f.Stat(); err != nil {
-			return nil, usagef("--command-fd %d: %v", o.commandFd, err)
+		f, err := readFD(st, "--command-fd", o.commandFd)
+		if err != nil {
+			return nil, err
 		}
 		a.cmd = f
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -78,16 +77,9 @@ func readSessionKeyFd(st *state, o *options) error {
 	if fd < 0 {
 		return nil
 	}
-	r := st.stdin
-	if fd != 0 {
-		f := os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
-		if f == nil {
-			return fmt.Errorf("--override-session-key-fd %d: not an open file descriptor", fd)
-		}
-		if _, err := f.Stat(); err != nil {
-			return fmt.Errorf("--override-session-key-fd %d: not an open file descriptor", fd)
-		}
-		r = f
+	r, err := readFD(st, "--override-session-key-fd", fd)
+	if err != nil {
+		return err
 	}
 	b, err := readLine(r)
 	if err != nil {

@@ -202,16 +202,16 @@ func cmdSign(st *state, o *options, detached bool) error {
 	}
 	defer closeIn()
 	outPath := o.output
-	if outPath == "" && inName != "" && !isDescriptorName(inName) {
+	if outPath.none() && inName != "" {
 		// gpg's default: FILE.sig for a detached signature, FILE.gpg
 		// for a signed message, FILE.asc for either armored.
 		switch {
 		case opt.Armor:
-			outPath = inName + ".asc"
+			outPath = pathArg(inName + ".asc")
 		case detached:
-			outPath = inName + ".sig"
+			outPath = pathArg(inName + ".sig")
 		default:
-			outPath = inName + ".gpg"
+			outPath = pathArg(inName + ".gpg")
 		}
 	}
 	opt.Literal = literalFor(inName)
@@ -237,31 +237,31 @@ func cmdSign(st *state, o *options, detached bool) error {
 // The output is named after the first. (gpg --verify SIG - checks it with
 // the files concatenated on standard input.)
 func openConcatenated(st *state, o *options) (io.Reader, string, func(), error) {
-	var files []*os.File
+	var dones []func()
 	closeAll := func() {
-		for _, f := range files {
-			f.Close()
+		for _, done := range dones {
+			done()
 		}
 	}
 	var rs []io.Reader
-	for _, name := range o.args {
+	first := ""
+	for i, name := range o.args {
 		if name == "-" {
 			closeAll()
 			return nil, "", nil, usagef("a detached signature over several files reads no standard input")
 		}
-		f, err := os.Open(name)
+		r, path, done, err := openArg(st, o, name)
 		if err != nil {
 			closeAll()
 			return nil, "", nil, err
 		}
-		files = append(files, f)
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			closeAll()
-			return nil, "", nil, fmt.Errorf("input %s is a directory", name)
+		if i == 0 {
+			first = path
 		}
-		rs = append(rs, f)
+		dones = append(dones, done)
+		rs = append(rs, r)
 	}
-	return io.MultiReader(rs...), o.args[0], closeAll, nil
+	return io.MultiReader(rs...), first, closeAll, nil
 }
 
 // ringSigners finds signature keys in the ring and remembers whose they
@@ -660,18 +660,14 @@ func cmdVerify(st *state, o *options) (err error) {
 	signers := newRingSigners(ring)
 	rep := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
 	open := func(name string) (io.Reader, func(), error) {
-		if name == "-" {
-			return st.stdin, func() {}, nil
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		return f, func() { f.Close() }, nil
+		r, _, done, err := openArg(st, o, name)
+		return r, done, err
 	}
 	var results []filter.SignatureResult
 	detached := len(args) == 2
-	if len(args) == 1 && args[0] != "-" && isDetachedFile(args[0]) {
+	// A descriptor is read once: as a signed message, with no file
+	// beside it to guess.
+	if len(args) == 1 && args[0] != "-" && !o.fileArg(args[0]).isFD && isDetachedFile(args[0]) {
 		data := strings.TrimSuffix(strings.TrimSuffix(args[0], ".sig"), ".asc")
 		if _, err := os.Stat(data); data == args[0] || err != nil {
 			return withHints(fmt.Errorf("%s is a detached signature and no signed file was given", args[0]), "give the signed file too: pgpstream --verify SIG FILE")
@@ -703,7 +699,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		defer closeIn()
 		var w io.Writer = io.Discard
 		var out *output
-		if p := o.output; p != "" {
+		if p := o.output; !p.none() {
 			if sameFile(inName, p) {
 				return fmt.Errorf("input and output are the same file")
 			}

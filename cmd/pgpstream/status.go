@@ -48,12 +48,9 @@ func openStatus(st *state, o *options) (*statusWriter, error) {
 	case fd == 2:
 		return status.NewWriter(st.stderr), nil
 	case fd > 2:
-		f := os.NewFile(uintptr(fd), fmt.Sprintf("fd %d", fd))
-		if f == nil {
-			return nil, usagef("--status-fd %d: not an open file descriptor", fd)
-		}
-		if _, err := f.Stat(); err != nil {
-			return nil, usagef("--status-fd %d: %v", fd, err)
+		f, err := callerFile(fmt.Sprintf("--status-fd %d", fd), fd)
+		if err != nil {
+			return nil, err
 		}
 		return status.NewWriter(st.watch(f, fmt.Sprintf("--status-fd %d", fd))), nil
 	}

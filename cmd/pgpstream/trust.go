@@ -124,12 +124,15 @@ func cmdImportOwnerTrust(st *state, o *options) error {
 	}
 	set := map[string]keyring.OwnerTrust{}
 	for _, name := range inputs {
+		r, _, done, err := openArg(st, o, name)
 		var data []byte
-		var err error
-		if name == "-" {
-			data, err = bounded.ReadAll(st.stdin, "standard input", bounded.OwnerTrust)
-		} else {
-			data, err = bounded.ReadFile(name, bounded.OwnerTrust)
+		if err == nil {
+			what := name
+			if name == "-" {
+				what = "standard input"
+			}
+			data, err = bounded.ReadAll(r, what, bounded.OwnerTrust)
+			done()
 		}
 		if err != nil {
 			return fmt.Errorf("--import-ownertrust: %w", err)
