@@ -17,6 +17,11 @@
 #
 #   BENCH_MIB=256 BENCH_ROUNDS=3 make bench       # the default: a few minutes
 #   BENCH_LOCK=/tmp/bench.lock make bench         # time only while holding flock on this file
+#   GPG24=/path/to/gnupg-2.4.8/build/g10/gpg make bench
+#                                                 # adds the rows against GnuPG 2.4 (its agent is
+#                                                 # GPG24_AGENT, default ../agent/gpg-agent beside it);
+#                                                 # scripts/gnupg-suite.sh builds one: GNUPG_VERSION=2.4.8
+#                                                 # scripts/gnupg-suite.sh gpg
 set -euo pipefail
 bin=$(realpath "${1:-bin/pgpstream}")
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,8 +43,20 @@ gpg --homedir "$work/gpg" --batch --passphrase '' --pinentry-mode loopback \
 gpg --homedir "$work/gpg" --batch --export-secret-keys -a > "$work/sec.asc" 2>/dev/null
 "$bin" --homedir "$work/pgp" --batch --import "$work/sec.asc" 2>/dev/null
 rnpkeys --homedir "$work/rnp" --import "$work/sec.asc" >/dev/null 2>&1
+if [ -n "$G24" ]; then
+	$G24 --import "$work/sec.asc" 2>/dev/null
+fi
 
 G="gpg --homedir $work/gpg --batch --yes --trust-model always --quiet"
+# GnuPG 2.4, when one is named: its own home with the same key, its own
+# agent (2.4's gpg warns about 2.2's).
+G24=
+if [ -n "${GPG24:-}" ]; then
+	agent=${GPG24_AGENT:-$(dirname "$(dirname "$GPG24")")/agent/gpg-agent}
+	[ -x "$GPG24" ] && [ -x "$agent" ] || { echo "bench: GPG24=$GPG24 (agent $agent) is not a gpg 2.4 build" >&2; exit 2; }
+	mkdir -m 700 "$work/gpg24"
+	G24="$GPG24 --homedir $work/gpg24 --agent-program $agent --batch --yes --trust-model always --quiet"
+fi
 P="$bin --homedir $work/pgp --batch --yes --trust-model always"
 R="rnp --homedir $work/rnp --password="
 RP="rnp --homedir $work/rnp --password=pw"
@@ -76,6 +93,12 @@ if command -v node >/dev/null && [ -d "$js/node_modules/openpgp" ]; then
 	done
 else
 	echo "bench: no OpenPGP.js (make openpgpjs): its rows are left out" >&2
+fi
+if [ -n "$G24" ]; then
+	# GnuPG 2.4's tag 20 OCB as it writes it (4 MiB chunks, partial
+	# lengths of 1 to 32 KiB), and ours to the same parameters (AES-256).
+	$G24 -e -r bench --force-ocb --cipher-algo AES256 --compress-algo none -o "$W/g24-ocb.gpg" "$plain"
+	$P -e -r bench --cipher-algo aes256 --compress-algo none --force-aead -o "$W/ours-ocb256.pgp" "$plain"
 fi
 for f in "$W"/*.gpg "$W"/*.rnp "$W"/*.pgp "$W"/*.asc; do
 	[ -s "$f" ] || { echo "bench: $f was not made" >&2; exit 2; }
@@ -152,8 +175,42 @@ bench enc-file "SEIPD v1 encrypt -o FILE (on disk)" \
 bench enc-ocb20 "tag 20 OCB encrypt from a pipe to /dev/null" \
 	"$P -e -r bench --cipher-algo aes128 --compress-algo none --force-aead --rfc4880bis < $plain > $d" \
 	"$R -e -r bench --cipher AES128 -z 0 --aead=ocb --output=- < $plain > $d"
+if [ -n "$G24" ]; then
+	A="--cipher-algo aes256 --compress-algo none"
+	dd="dd if=$plain bs=1M status=none"
+	shm=/dev/shm/pgpstream-bench.$$
+	sha="$W/benchtab -sha1 $W/gpg-pipe.gpg > $d"
+	bench g24-dec-ocb "GnuPG 2.4: its tag 20 OCB file, decrypt to /dev/null" \
+		"$P -d $W/g24-ocb.gpg > $d" "$G24 -d $W/g24-ocb.gpg > $d" "cat $W/g24-ocb.gpg > $d"
+	bench g24-dec-ours "GnuPG 2.4: our tag 20 OCB file, decrypt to /dev/null" \
+		"$P -d $W/ours-ocb256.pgp > $d" "$G24 -d $W/ours-ocb256.pgp > $d" "cat $W/ours-ocb256.pgp > $d"
+	bench g24-enc-file "GnuPG 2.4: tag 20 OCB encrypt a file to /dev/null" \
+		"$P -e -r bench $A --force-aead $plain > $d" "$G24 -e -r bench $A --force-ocb $plain > $d" "cat $plain > $d"
+	bench g24-enc-pipe "GnuPG 2.4: tag 20 OCB encrypt from a pipe (dd bs=1M) to /dev/null" \
+		"$dd | $P -e -r bench $A --force-aead > $d" "$dd | $G24 -e -r bench $A --force-ocb > $d" "$dd | dd of=/dev/null bs=1M status=none"
+	bench g24-dec-disk "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (on disk) and > FILE" \
+		"$P -d -o $o $W/g24-ocb.gpg" "$G24 -d -o $o $W/g24-ocb.gpg" "$P -d $W/g24-ocb.gpg > $o"
+	bench g24-dec-shm "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (tmpfs) and > FILE" \
+		"$P -d -o $shm $W/g24-ocb.gpg" "$G24 -d -o $shm $W/g24-ocb.gpg" "$P -d $W/g24-ocb.gpg > $shm"
+	bench g24-dec-v1 "GnuPG 2.4: SEIPD v1 from a pipe (gpg 2.2's), decrypt to /dev/null" \
+		"$P -d $W/gpg-pipe.gpg > $d" "$G24 -d $W/gpg-pipe.gpg > $d" "$sha"
+	bench g24-enc-v1 "GnuPG 2.4: SEIPD v1 encrypt a file to /dev/null" \
+		"$P -e -r bench $A $plain > $d" "$G24 -e -r bench $A $plain > $d" "$sha"
+	rm -f "$shm"
+fi
 rm -f "$o"
 if [ -n "${BENCH_LOCK:-}" ]; then flock -u 9; fi
+
+# Peak RSS of each pgpstream command (GNU time's maximum resident set).
+echo "== peak RSS"
+rss=$work/rss
+: > "$rss"
+while read -r name && read -r cmd; do
+	tm="/usr/bin/time -f %M -o $work/maxrss"
+	timed=${cmd/"$bin"/$tm $bin}
+	bash -c "$timed" >/dev/null 2>&1 || true
+	printf '%s\t%s\n' "$name" "$(cat "$work/maxrss" 2>/dev/null | tail -1)" >> "$rss"
+done < "$results/pgpstream-commands"
 
 # write(2) calls of each pgpstream command, and those under 4 KiB.
 echo "== write(2) counts"
@@ -171,7 +228,9 @@ done < "$results/pgpstream-commands"
 shorten() {
 	sed -e "s#$bin#pgpstream#g" -e "s#$work#W#g" -e 's#pgpstream --homedir W/pgp --batch --yes#$P#g' \
 		-e 's#gpg --homedir W/gpg --batch --yes --trust-model always --quiet#$G#g' -e 's#rnp --homedir W/rnp --password=pw#$RP#g' -e 's#rnp --homedir W/rnp --password=#$R#g' \
-		-e 's#--pinentry-mode loopback --passphrase pw#$PW#g'
+		-e 's#--pinentry-mode loopback --passphrase pw#$PW#g' \
+		-e "s#${GPG24:-/nonexistent-gpg24} --homedir W/gpg24 --agent-program [^ ]* --batch --yes --trust-model always --quiet#\$G24#g" \
+		-e "s#$plain#W/plain#g"
 }
 table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 {
@@ -194,6 +253,7 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	echo "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 	echo "flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|avx2|avx512f|vaes|vpclmulqdq|sha_ni' | tr '\n' ' ')"
 	echo "$("$bin" version | head -1); $(gpg --version | head -1); $(gpg --version | sed -n 2p); $(rnp --version | head -1)"
+	[ -n "$G24" ] && echo "GnuPG 2.4: $($GPG24 --version | head -1), $($GPG24 --version | sed -n 2p) (built from source, \$G24)"
 	echo "load average at the end of the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo '```'
 	echo
@@ -209,6 +269,14 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	echo "| case | write(2) calls | under 4 KiB |"
 	echo "|---|---:|---:|"
 	while IFS=$'\t' read -r name total small; do echo "| $name | $total | $small |"; done < "$writes"
+	echo
+	echo "## Peak RSS of pgpstream"
+	echo
+	echo "Each case's pgpstream command once more under GNU time: its maximum resident set, KiB."
+	echo
+	echo "| case | peak RSS (KiB) |"
+	echo "|---|---:|"
+	while IFS=$'\t' read -r name kib; do echo "| $name | $kib |"; done < "$rss"
 	echo
 	echo "## Commands"
 	echo

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# GnuPG 2.2.40's own OpenPGP test suite (tests/openpgp, run by gpgscm),
-# first with GnuPG's gpg as the control, then with pgpstream standing in
-# for gpg. Everything else (gpg-agent, gpgconf, gpgv, gpgtar,
-# gpg-preset-passphrase, fake-pinentry) is GnuPG's own build.
+# GnuPG's own OpenPGP test suite (tests/openpgp, run by gpgscm), first
+# with GnuPG's gpg as the control, then with pgpstream standing in for
+# gpg. Everything else (gpg-agent, gpgconf, gpgv, gpgtar,
+# gpg-preset-passphrase, fake-pinentry) is GnuPG's own build. The same
+# build is the GnuPG 2.4 that `make bench` measures against (GPG24=).
 #
-#   scripts/gnupg-suite.sh [build|control|pgpstream|all] [TEST.scm ...]
+#   scripts/gnupg-suite.sh [build|control|pgpstream|all|gpg] [TEST.scm ...]
 #
-#   build      fetch GnuPG 2.2.40 (pinned by commit) and build it once
+#   build      fetch GnuPG (pinned by commit) and build it once
+#   gpg        build, then print the path of the built gpg
 #   control    run the suite with GnuPG's gpg
 #   pgpstream  run the suite with bin/pgpstream as gpg
 #   all        (default) build, control, pgpstream
 #   summary    [NAME] print the per-test summary of results/NAME again
 #
 # Environment:
+#   GNUPG_VERSION    2.2.40 (default: what Debian 12 ships) or 2.4.8 (the
+#                    current GnuPG, which writes tag 20 OCB by default)
 #   GNUPG_SUITE_DIR  where the source, build and results live, outside the
-#                    repository (default: $XDG_CACHE_HOME/pgpstream/gnupg-2.2.40)
+#                    repository (default: $XDG_CACHE_HOME/pgpstream/gnupg-VERSION)
 #   GNUPG_GIT        git repository holding GnuPG's tags (default: upstream's
 #                    GitHub mirror; a local clone or bare mirror works too)
 #   PGPSTREAM        the binary to test (default: bin/pgpstream, built first)
@@ -26,8 +30,13 @@
 # libgpg-error, libgcrypt, libassuan, libksba, libnpth, zlib, bzip2, sqlite3.
 set -euo pipefail
 
-GNUPG_TAG=gnupg-2.2.40
-GNUPG_COMMIT=2e9f8a511dc01ef9ffc59c90f1cb5082e052da06
+GNUPG_VERSION=${GNUPG_VERSION:-2.2.40}
+case $GNUPG_VERSION in
+2.2.40) GNUPG_COMMIT=2e9f8a511dc01ef9ffc59c90f1cb5082e052da06 ;;
+2.4.8) GNUPG_COMMIT=6f39568ae6550d996ce2a19ad1e5f21904f3ab30 ;;
+*) echo "gnupg-suite: error: GNUPG_VERSION $GNUPG_VERSION is not pinned here (2.2.40 or 2.4.8)" >&2; exit 2 ;;
+esac
+GNUPG_TAG=gnupg-$GNUPG_VERSION
 GNUPG_GIT=${GNUPG_GIT:-https://github.com/gpg/gnupg.git}
 DIR=${GNUPG_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pgpstream/$GNUPG_TAG}
 JOBS=${GNUPG_SUITE_JOBS:-1}
@@ -71,11 +80,14 @@ build_gnupg() {
 		(cd "$SRC" && ./autogen.sh --force >"$DIR/autogen.log" 2>&1) || die "autogen failed: see $DIR/autogen.log"
 	fi
 	# The suite needs no dirmngr (and 2.2.40's dirmngr does not link
-	# without LDAP), no TLS, no smartcard support and no manuals.
+	# without LDAP), no TLS, no smartcard support and no manuals; 2.4's
+	# keyboxd stays off so that its gpg uses pubring.kbx as 2.2 does.
+	local extra=()
+	case $GNUPG_VERSION in 2.4.*) extra+=(--disable-keyboxd --disable-tpm2d) ;; esac
 	mkdir -p "$BUILD"
 	(cd "$BUILD" && "$SRC/configure" --enable-maintainer-mode --disable-doc --disable-dirmngr \
 		--disable-ldap --disable-gnutls --disable-ntbtls --disable-wks-tools --disable-card-support \
-		>"$DIR/configure.log" 2>&1) || die "configure failed: see $DIR/configure.log"
+		"${extra[@]}" >"$DIR/configure.log" 2>&1) || die "configure failed: see $DIR/configure.log"
 	(cd "$BUILD" && locked nice -n 10 make -j2 >"$DIR/make.log" 2>&1 &&
 		locked nice -n 10 make -C tests/openpgp fake-pinentry >>"$DIR/make.log" 2>&1) ||
 		die "make failed: see $DIR/make.log"
@@ -169,6 +181,7 @@ cmd=${1:-all}
 mkdir -p "$DIR"
 case $cmd in
 build) build_gnupg ;;
+gpg) build_gnupg >&2; echo "$BUILD/g10/gpg" ;;
 summary) summarize "$DIR/results/${1:-pgpstream}" ;;
 control) build_gnupg; run_suite control "$BUILD/g10/gpg" "$@" ;;
 pgpstream) build_gnupg; run_suite pgpstream "$(pgpstream_bin)" "$@" ;;
@@ -177,5 +190,5 @@ all)
 	run_suite control "$BUILD/g10/gpg" "$@"
 	run_suite pgpstream "$(pgpstream_bin)" "$@"
 	;;
-*) die "usage: $0 [build|control|pgpstream|all|summary] [TEST.scm ...]" ;;
+*) die "usage: $0 [build|control|pgpstream|all|summary|gpg] [TEST.scm ...]" ;;
 esac
