@@ -54,10 +54,10 @@ func NewDecompressor(body iobuf.Reader, algo packet.CompressionAlgo, limit int64
 		if algo == packet.CompressZLIB {
 			format = inflate.Zlib
 		}
-		ahead := newReadAhead(body)
+		ahead := iobuf.NewAheadSize(body, aheadBufs, aheadSize)
 		d = &stream{out: inflate.NewReader(ahead, format), ahead: ahead}
 	case packet.CompressBZIP2:
-		ahead := newReadAhead(body)
+		ahead := iobuf.NewAheadSize(body, aheadBufs, aheadSize)
 		d = &stream{out: iobuf.NewReader(bzip2.NewReader(ahead), iobuf.DefaultSize), ahead: ahead}
 	default:
 		return nil, &packet.UnsupportedError{Packet: "compressed data", Offset: -1, What: algo.String()}
@@ -74,8 +74,14 @@ func (plainBody) Close() error { return nil }
 
 // stream is a decompressed stream over a read-ahead body.
 type stream struct {
-	out   iobuf.Reader // the decompressor's output
-	ahead *readAhead
+	out     iobuf.Reader // the decompressor's output
+	ahead   *iobuf.Ahead // the compressed body, read on its own goroutine
+	drained bool
+	endErr  error // what ended the body after the compressed data
+	// dropped counts what the end of the stream read and dropped: the
+	// body after the compressed data (exact for ZIP and ZLIB, which
+	// inflate leaves right after the stream; BZIP2's reader reads ahead).
+	dropped int64
 }
 
 // Peek implements iobuf.Reader. At the end of the stream it reads the
@@ -84,8 +90,12 @@ type stream struct {
 func (s *stream) Peek(n int) ([]byte, error) {
 	b, err := s.out.Peek(n)
 	if err == io.EOF {
-		if derr := s.ahead.drain(); derr != nil {
-			err = derr
+		if !s.drained {
+			s.drained = true
+			s.dropped, s.endErr = s.ahead.Drain()
+		}
+		if s.endErr != nil {
+			err = s.endErr
 		}
 	} else if errors.Is(err, inflate.ErrCorrupt) {
 		err = fmt.Errorf("compressed data: %w", err)
@@ -131,152 +141,6 @@ const (
 	aheadBufs = 2
 	aheadSize = 64 << 10
 )
-
-type aheadChunk struct {
-	buf []byte
-	err error // after buf: what ended the input
-}
-
-// readAhead is an iobuf.Reader over a goroutine that reads src into
-// buffers handed over a channel. Only the goroutine touches src until
-// Close or drain returns.
-type readAhead struct {
-	full chan aheadChunk
-	free chan []byte
-	stop chan struct{}
-	done chan struct{}
-
-	cur    []byte // unread: cur[pos:]
-	pos    int
-	held   []byte // the hand-over buffer cur is in, to give back
-	err    error  // sticky, once cur is used up
-	closed bool
-	// dropped counts what drain read and dropped: the body after the
-	// compressed stream (exact for ZIP and ZLIB, which inflate leaves
-	// right after the stream; BZIP2's reader buffers ahead).
-	dropped int64
-}
-
-func newReadAhead(src iobuf.Reader) *readAhead {
-	a := &readAhead{
-		full: make(chan aheadChunk, aheadBufs),
-		free: make(chan []byte, aheadBufs),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
-	}
-	for range aheadBufs {
-		a.free <- make([]byte, aheadSize)
-	}
-	go a.run(src)
-	return a
-}
-
-// run fills the free buffers from src until src ends or fails, or Close.
-func (a *readAhead) run(src iobuf.Reader) {
-	defer close(a.done)
-	for {
-		var buf []byte
-		select {
-		case buf = <-a.free:
-		case <-a.stop:
-			return
-		}
-		n := 0
-		var err error
-		for n < len(buf) {
-			b, perr := src.Peek(1)
-			m := copy(buf[n:], b)
-			src.Consume(m)
-			n += m
-			if perr != nil && m == len(b) {
-				err = perr
-				break
-			}
-			if len(b) == 0 {
-				err = io.ErrNoProgress
-				break
-			}
-		}
-		select {
-		case a.full <- aheadChunk{buf[:n], err}:
-		case <-a.stop:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// Peek implements iobuf.Reader.
-func (a *readAhead) Peek(n int) ([]byte, error) {
-	for len(a.cur)-a.pos < max(n, 1) && a.err == nil && !a.closed {
-		c := <-a.full
-		if a.pos == len(a.cur) {
-			a.release()
-			a.cur, a.pos, a.held = c.buf, 0, c.buf
-		} else {
-			// A peek across two buffers: rare, and only a few bytes.
-			s := append(append([]byte(nil), a.cur[a.pos:]...), c.buf...)
-			a.release()
-			a.free <- c.buf[:cap(c.buf)]
-			a.cur, a.pos = s, 0
-		}
-		a.err = c.err
-	}
-	if len(a.cur)-a.pos >= max(n, 1) {
-		return a.cur[a.pos:], nil
-	}
-	err := a.err
-	if err == nil {
-		err = errors.New("compressed data: read after close")
-	}
-	return a.cur[a.pos:], err
-}
-
-func (a *readAhead) release() {
-	if a.held != nil {
-		a.free <- a.held[:cap(a.held)]
-		a.held = nil
-	}
-}
-
-// Consume implements iobuf.Reader.
-func (a *readAhead) Consume(n int) {
-	if n < 0 || n > len(a.cur)-a.pos {
-		panic("filter: Consume beyond the peeked data")
-	}
-	a.pos += n
-}
-
-func (a *readAhead) Read(p []byte) (int, error) { return iobuf.ReadVia(a, p) }
-
-// drain reads the input to its end and returns what ended it, nil for a
-// clean end; afterwards the goroutine has stopped.
-func (a *readAhead) drain() error {
-	for {
-		a.dropped += int64(len(a.cur) - a.pos)
-		a.pos = len(a.cur)
-		if _, err := a.Peek(1); err != nil {
-			<-a.done
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
-}
-
-// Close stops the goroutine and waits for it, so the caller may use the
-// body again. Safe to call twice.
-func (a *readAhead) Close() error {
-	if !a.closed {
-		a.closed = true
-		close(a.stop)
-		<-a.done
-	}
-	return nil
-}
 
 // NewCompressor returns a writer that compresses into w (the Compressed
 // Data packet's body writer, after its algorithm octet). Close finishes the

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -46,7 +45,7 @@ func zipPacket(t *testing.T, inner []byte) []byte {
 // readAheads counts the read-ahead goroutines alive.
 func readAheads() int {
 	buf := make([]byte, 1<<20)
-	return bytes.Count(buf[:runtime.Stack(buf, true)], []byte("filter.(*readAhead).run("))
+	return bytes.Count(buf[:runtime.Stack(buf, true)], []byte("iobuf.(*Ahead).fill("))
 }
 
 func TestCompressedRoundTrip(t *testing.T) {
@@ -160,46 +159,6 @@ func (c *countingSource) Consume(n int) {
 }
 
 var errBroken = errors.New("broken source")
-
-// TestReadAheadBounded: the goroutine reads at most its buffers ahead of
-// what the decompressor has taken, an error from below reaches the reader
-// after the bytes before it, and Close stops a goroutine that is waiting.
-func TestReadAheadBounded(t *testing.T) {
-	data := text(2 << 20)
-	src := &countingSource{Reader: iobuf.NewReader(bytes.NewReader(data), 4096)}
-	a := newReadAhead(src)
-	b, err := a.Peek(1)
-	if err != nil || !bytes.Equal(b, data[:len(b)]) {
-		t.Fatalf("first peek: %v", err)
-	}
-	a.Consume(1)
-	time.Sleep(50 * time.Millisecond)
-	// The goroutine now waits for a free buffer; src must not have run
-	// further ahead than the buffers hold.
-	a.Close()
-	if src.consumed > aheadBufs*aheadSize {
-		t.Errorf("read %d bytes ahead, buffers hold %d", src.consumed, aheadBufs*aheadSize)
-	}
-
-	src = &countingSource{Reader: iobuf.NewReader(bytes.NewReader(data), 4096), failAt: 300 << 10}
-	a = newReadAhead(src)
-	got, err := io.ReadAll(a)
-	if !errors.Is(err, errBroken) || !bytes.Equal(got, data[:len(got)]) || len(got) != 300<<10 {
-		t.Errorf("failing source: %d bytes, %v", len(got), err)
-	}
-	a.Close()
-	a.Close() // twice is fine
-
-	// A peek across the hand-over of two buffers.
-	src = &countingSource{Reader: iobuf.NewReader(bytes.NewReader(data), 0)}
-	a = newReadAhead(src)
-	a.Peek(1)
-	a.Consume(aheadSize - 3)
-	if b, err := a.Peek(10); err != nil || !bytes.Equal(b[:10], data[aheadSize-3:aheadSize+7]) {
-		t.Errorf("peek across buffers: %v", err)
-	}
-	a.Close()
-}
 
 // TestDecompressTrailing: bytes after the compressed stream inside its
 // packet are read off, and the next packet parses.

@@ -515,7 +515,7 @@ func afterStream(dc Decompressor) int64 {
 		dc = l.Decompressor
 	}
 	if s, ok := dc.(*stream); ok {
-		return s.ahead.dropped
+		return s.dropped
 	}
 	return 0
 }

@@ -23,6 +23,7 @@ type Ahead struct {
 	full chan aheadRun
 	free chan []byte
 	quit chan struct{}
+	done chan struct{} // closed when the goroutine has returned
 	once sync.Once
 
 	cur    []byte // the run being consumed
@@ -53,21 +54,29 @@ const (
 	AheadSize    = 256 << 10
 )
 
-// NewAhead starts reading src on a goroutine.
-func NewAhead(src io.Reader) *Ahead {
+// NewAhead starts reading src on a goroutine into the ring above.
+func NewAhead(src io.Reader) *Ahead { return NewAheadSize(src, AheadBuffers, AheadSize) }
+
+// NewAheadSize is NewAhead with a ring of n buffers of size bytes. Each
+// buffer is handed over full (or at the end of src), so a source that
+// reads in small rounds (a packet body in 8 KiB segments) still costs one
+// hand-over per buffer.
+func NewAheadSize(src io.Reader, n, size int) *Ahead {
 	a := &Ahead{
-		full: make(chan aheadRun, AheadBuffers),
-		free: make(chan []byte, AheadBuffers),
+		full: make(chan aheadRun, n),
+		free: make(chan []byte, n),
 		quit: make(chan struct{}),
+		done: make(chan struct{}),
 	}
-	for range AheadBuffers {
-		a.free <- make([]byte, AheadSize)
+	for range n {
+		a.free <- make([]byte, size)
 	}
 	go a.fill(src)
 	return a
 }
 
 func (a *Ahead) fill(src io.Reader) {
+	defer close(a.done)
 	for {
 		var b []byte
 		select {
@@ -75,13 +84,16 @@ func (a *Ahead) fill(src io.Reader) {
 		case <-a.quit:
 			return
 		}
-		n, err := src.Read(b)
-		for try := 0; n == 0 && err == nil; try++ {
-			if try == 100 {
-				err = io.ErrNoProgress // a source that returns nothing forever
-				break
+		n, err := 0, error(nil)
+		for stalls := 0; n < len(b) && err == nil; {
+			m, rerr := src.Read(b[n:])
+			n += m
+			err = rerr
+			if m == 0 && err == nil {
+				if stalls++; stalls == 100 {
+					err = io.ErrNoProgress // a source that returns nothing forever
+				}
 			}
-			n, err = src.Read(b)
 		}
 		select {
 		case a.full <- aheadRun{b, n, err}:
@@ -211,9 +223,31 @@ func (a *Ahead) WriteTo(w io.Writer) (int64, error) { return WriteTo(a, w) }
 // Offset is the number of bytes consumed so far.
 func (a *Ahead) Offset() int64 { return a.offset }
 
-// Close stops the reading goroutine. Reading after Close fails.
+// Drain consumes the rest of the stream and returns how many bytes that
+// was and what ended it: nil at a clean end. The goroutine has stopped
+// when it returns.
+func (a *Ahead) Drain() (int64, error) {
+	var n int64
+	for {
+		b, err := a.Peek(1)
+		n += int64(len(b))
+		a.Consume(len(b))
+		if err != nil {
+			<-a.done
+			if err == io.EOF {
+				return n, nil
+			}
+			return n, err
+		}
+	}
+}
+
+// Close stops the reading goroutine and waits for it, so the caller may
+// use the source again once the read in progress returns. Reading after
+// Close fails; Close may be called twice.
 func (a *Ahead) Close() error {
 	a.once.Do(func() { close(a.quit) })
+	<-a.done
 	if a.err == nil {
 		a.err = errAheadClosed
 	}

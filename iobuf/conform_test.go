@@ -1,8 +1,11 @@
 package iobuf_test
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/iobuf/iobuftest"
@@ -20,4 +23,61 @@ func TestAheadConforms(t *testing.T) {
 		t.Cleanup(func() { a.Close() })
 		return a
 	}, nil)
+}
+
+// countingReader counts what its source has been asked for, and fails at
+// failAt bytes.
+type countingReader struct {
+	r      io.Reader
+	read   int
+	failAt int
+}
+
+var errBroken = errors.New("broken source")
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.failAt > 0 && c.read >= c.failAt {
+		return 0, errBroken
+	}
+	if c.failAt > 0 {
+		p = p[:min(len(p), c.failAt-c.read)]
+	}
+	n, err := c.r.Read(p)
+	c.read += n
+	return n, err
+}
+
+// TestAheadBounded: the goroutine reads at most its ring ahead of the
+// consumer, an error from the source reaches the consumer after the bytes
+// before it, Close stops a goroutine waiting for a buffer and waits for
+// it, and Drain counts what it dropped.
+func TestAheadBounded(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 300000)
+	src := &countingReader{r: bytes.NewReader(data)}
+	a := iobuf.NewAheadSize(src, 2, 64<<10)
+	if b, err := a.Peek(1); err != nil || !bytes.Equal(b, data[:len(b)]) {
+		t.Fatalf("first peek: %v", err)
+	}
+	a.Consume(1)
+	time.Sleep(50 * time.Millisecond)
+	a.Close()
+	if src.read > 2*64<<10 {
+		t.Errorf("read %d bytes ahead, the ring holds %d", src.read, 2*64<<10)
+	}
+	a.Close() // twice is fine
+
+	src = &countingReader{r: bytes.NewReader(data), failAt: 300 << 10}
+	a = iobuf.NewAheadSize(src, 2, 64<<10)
+	got, err := io.ReadAll(a)
+	if !errors.Is(err, errBroken) || len(got) != 300<<10 || !bytes.Equal(got, data[:len(got)]) {
+		t.Errorf("failing source: %d bytes, %v", len(got), err)
+	}
+	a.Close()
+
+	a = iobuf.NewAheadSize(bytes.NewReader(data), 2, 64<<10)
+	a.Peek(1)
+	a.Consume(1000)
+	if n, err := a.Drain(); n != int64(len(data)-1000) || err != nil {
+		t.Errorf("Drain: %d, %v", n, err)
+	}
 }

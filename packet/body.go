@@ -65,7 +65,13 @@ func (b *Body) Tag() Tag { return b.tag }
 
 // nextSegment reads the length octets of the next partial segment.
 func (b *Body) nextSegment() error {
-	buf, err := b.src.Peek(5)
+	// Ask for the octets this length has, no more: a Peek of five could
+	// wait for data beyond a one-octet length that is already here.
+	buf, err := b.src.Peek(1)
+	_, _, _, need := parseNewLength(buf)
+	if need > len(buf) {
+		buf, err = b.src.Peek(need)
+	}
 	l, size, kind, need := parseNewLength(buf)
 	if need > 0 {
 		if err == nil || errors.Is(err, io.EOF) {

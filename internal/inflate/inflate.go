@@ -139,8 +139,15 @@ func (z *Reader) corrupt(msg string) error {
 	return &CorruptError{Offset: z.InputOffset(), Msg: msg}
 }
 
-// Peek implements iobuf.Reader.
+// Peek implements iobuf.Reader. Peek(0) decodes nothing: it shows the
+// output already inflated.
 func (z *Reader) Peek(n int) ([]byte, error) {
+	if n <= 0 {
+		if z.w == z.r && z.err != nil {
+			return nil, z.err
+		}
+		return z.buf[z.r:z.w], nil
+	}
 	if z.w-z.r >= n && z.w > z.r {
 		return z.buf[z.r:z.w], nil
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/pgpstream/pgpstream/iobuf"
+	"github.com/pgpstream/pgpstream/iobuf/iobuftest"
 )
 
 // inputs returns named plaintexts covering what the decoder must handle:
@@ -485,4 +486,18 @@ func TestGPG(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestConforms holds the Reader to iobuf's reader contract, over deflate
+// streams of several lengths read in every way the sources allow.
+func TestConforms(t *testing.T) {
+	iobuftest.Check(t, func(t *testing.T, src io.Reader) iobuf.Reader {
+		return NewReader(iobuf.NewReader(src, 0), Raw)
+	}, func(b []byte) []byte {
+		var out bytes.Buffer
+		fw, _ := flate.NewWriter(&out, 6)
+		fw.Write(b)
+		fw.Close()
+		return out.Bytes()
+	})
 }

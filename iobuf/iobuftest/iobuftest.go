@@ -9,7 +9,9 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"sync"
 	"testing"
+	"time"
 	"testing/iotest"
 
 	"github.com/pgpstream/pgpstream/iobuf"
@@ -57,8 +59,10 @@ func Check(t *testing.T, open Open, encode func([]byte) []byte, sizes ...int) {
 			if encode != nil {
 				in = encode(want)
 			}
-			rd := open(t, source(in))
-			got := drain(t, rd, r, size)
+			g := &gate{r: source(in), open: make(chan struct{})}
+			close(g.open)
+			rd := open(t, g)
+			got := drain(t, rd, r, size, g)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s, %d bytes: read %d bytes, not the stream (first difference at %d)", name, size, len(got), firstDiff(got, want))
 			}
@@ -71,7 +75,32 @@ func Check(t *testing.T, open Open, encode func([]byte) []byte, sizes ...int) {
 	}
 }
 
-func drain(t *testing.T, rd iobuf.Reader, r *rand.Rand, size int) []byte {
+// gate is a source whose reads can be held: Peek(0) must return while
+// they are.
+type gate struct {
+	r    io.Reader
+	mu   sync.Mutex
+	open chan struct{}
+}
+
+func (g *gate) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	ch := g.open
+	g.mu.Unlock()
+	<-ch
+	return g.r.Read(p)
+}
+
+// hold makes reads wait until the returned function is called.
+func (g *gate) hold() (release func()) {
+	ch := make(chan struct{})
+	g.mu.Lock()
+	g.open = ch
+	g.mu.Unlock()
+	return func() { close(ch) }
+}
+
+func drain(t *testing.T, rd iobuf.Reader, r *rand.Rand, size int, g *gate) []byte {
 	t.Helper()
 	var got []byte
 	for steps := 0; ; steps++ {
@@ -89,8 +118,23 @@ func drain(t *testing.T, rd iobuf.Reader, r *rand.Rand, size int) []byte {
 			if err != nil && !errors.Is(err, io.EOF) {
 				t.Fatalf("Read: %v", err)
 			}
-		case 1: // Peek(0)
-			b0, err := rd.Peek(0)
+		case 1: // Peek(0), with the source held: it must not wait for it
+			release := g.hold()
+			type peeked struct {
+				b   []byte
+				err error
+			}
+			done := make(chan peeked, 1)
+			go func() { b, err := rd.Peek(0); done <- peeked{append([]byte(nil), b...), err} }()
+			var p peeked
+			select {
+			case p = <-done:
+				release()
+			case <-time.After(2 * time.Second):
+				release()
+				t.Fatalf("Peek(0) waited for the source")
+			}
+			b0, err := p.b, p.err
 			if err != nil && !errors.Is(err, io.EOF) {
 				t.Fatalf("Peek(0): %v", err)
 			}
