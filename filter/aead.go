@@ -40,60 +40,28 @@ func newAEADDataSuite(a packet.AEADData, sessionKey []byte) *aeadSuite {
 // chunk boundary, or with chunks dropped, reordered or repeated, ends in
 // ErrAuthentication instead. Errors are sticky.
 //
-// Copies per byte, sequential path: one, the decryption from the body's
-// buffer into this reader's plaintext buffer, when a chunk lies whole in
-// the body's buffer; a chunk cut by a partial-length boundary is gathered
-// into the plaintext buffer first and decrypted there in place. The
-// consumer reads the plaintext in place. Parallel path: one memcpy of the
-// ciphertext into a worker's slot, where it is decrypted in place.
+// Copies per byte: those of the chunk engine (see internal/chunk: one,
+// the decryption, for OCB); the consumer reads each verified run in place,
+// and a Peek across two runs (a packet header across a chunk boundary) is
+// joined by iobuf.Joined.
 type AEADReader struct {
-	src chunk.Opener
-
-	seg      []byte // the current run from src
-	off      int    // how much of seg has been consumed
-	carry    []byte // a Peek that straddled two runs, gathered here
-	carryBuf []byte
-	err      error
+	*iobuf.Joined
+	runs *aeadRuns
 }
 
-// Peek implements iobuf.Reader.
-func (r *AEADReader) Peek(n int) ([]byte, error) {
-	if n > iobuf.MaxPeek {
-		return nil, iobuf.ErrPeekTooLarge
-	}
-	if n <= 0 {
-		switch {
-		case len(r.carry) > 0:
-			return r.carry, nil
-		case r.off < len(r.seg):
-			return r.seg[r.off:], nil
-		}
-		return nil, r.err
-	}
-	for {
-		switch {
-		case len(r.carry) > 0:
-			if len(r.carry) >= n {
-				return r.carry, nil
-			}
-			if r.off < len(r.seg) {
-				k := min(n-len(r.carry), len(r.seg)-r.off)
-				r.carry = append(r.carry, r.seg[r.off:r.off+k]...)
-				r.off += k
-				continue
-			}
-		case len(r.seg)-r.off >= n:
-			return r.seg[r.off:], nil
-		case r.off < len(r.seg):
-			// The request straddles two runs (a packet header across a
-			// chunk boundary): gather it, copying at most n bytes.
-			r.carry = append(r.carryBuf[:0], r.seg[r.off:]...)
-			r.carryBuf = r.carry[:0]
-			r.off = len(r.seg)
-			continue
-		}
-		if r.err != nil {
-			return r.carry, r.err
+// aeadRuns is the opener as an iobuf.RunSource: a run is what Next gave.
+type aeadRuns struct {
+	src chunk.Opener
+	seg []byte // the current run from src
+	off int    // how much of seg has been consumed
+	err error
+}
+
+// Run implements iobuf.RunSource.
+func (r *aeadRuns) Run(want int) ([]byte, error) {
+	for r.off == len(r.seg) {
+		if r.err != nil || want == 0 {
+			return nil, r.err
 		}
 		seg, err := r.src.Next()
 		if errors.Is(err, chunk.ErrAuthentication) {
@@ -101,21 +69,15 @@ func (r *AEADReader) Peek(n int) ([]byte, error) {
 		}
 		if err != nil {
 			r.err = err
-			return r.carry, err
+			return nil, err
 		}
 		r.seg, r.off = seg, 0
 	}
+	return r.seg[r.off:], nil
 }
 
-// Consume implements iobuf.Reader.
-func (r *AEADReader) Consume(n int) {
-	if len(r.carry) > 0 {
-		if n < 0 || n > len(r.carry) {
-			panic("filter: Consume beyond the peeked plaintext")
-		}
-		r.carry = r.carry[n:]
-		return
-	}
+// Advance implements iobuf.RunSource.
+func (r *aeadRuns) Advance(n int) {
 	if n < 0 || n > len(r.seg)-r.off {
 		panic("filter: Consume beyond the peeked plaintext")
 	}
@@ -130,10 +92,12 @@ func (r *AEADReader) WriteTo(w io.Writer) (int64, error) { return iobuf.WriteTo(
 
 // Close stops the workers of the parallel path; reading after Close fails.
 func (r *AEADReader) Close() error {
-	r.src.Close()
-	if r.err == nil {
-		r.err = io.ErrClosedPipe
+	r.runs.src.Close()
+	if r.runs.err == nil {
+		r.runs.err = io.ErrClosedPipe
 	}
+	r.runs.seg, r.runs.off = nil, 0
+	r.Joined = iobuf.NewJoined(r.runs)
 	return nil
 }
 
@@ -142,7 +106,8 @@ func newAEADReader(body iobuf.Reader, s *aeadSuite, threads int) (*AEADReader, e
 	if err != nil {
 		return nil, err
 	}
-	return &AEADReader{src: o}, nil
+	runs := &aeadRuns{src: o}
+	return &AEADReader{Joined: iobuf.NewJoined(runs), runs: runs}, nil
 }
 
 // newChunkWriter returns the chunk sealer for s over dst.

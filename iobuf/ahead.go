@@ -20,23 +20,23 @@ import (
 // stage above reads in place. A Peek across two ring buffers joins the
 // bytes it needs in a side buffer (a header's worth).
 type Ahead struct {
+	*Joined
+	runs   *aheadRuns
+	offset int64
+}
+
+// aheadRuns is the ring as a RunSource: the run is the buffer being read.
+type aheadRuns struct {
 	full chan aheadRun
 	free chan []byte
 	quit chan struct{}
 	done chan struct{} // closed when the goroutine has returned
 	once sync.Once
 
-	cur    []byte // the run being consumed
-	buf    []byte // the ring buffer under cur, to hand back
-	r      int    // consumed of cur
-	err    error  // the source's error, after its last run
-	offset int64
-
-	// join is the side buffer of a Peek across runs: join[:old] are bytes
-	// of finished runs; join[old:] copies the current run's first bytes,
-	// not yet consumed from it.
-	join []byte
-	old  int
+	cur []byte // the run being consumed
+	buf []byte // the ring buffer under cur, to hand back
+	r   int    // consumed of cur
+	err error  // the source's error, after its last run
 }
 
 type aheadRun struct {
@@ -62,7 +62,7 @@ func NewAhead(src io.Reader) *Ahead { return NewAheadSize(src, AheadBuffers, Ahe
 // reads in small rounds (a packet body in 8 KiB segments) still costs one
 // hand-over per buffer.
 func NewAheadSize(src io.Reader, n, size int) *Ahead {
-	a := &Ahead{
+	a := &aheadRuns{
 		full: make(chan aheadRun, n),
 		free: make(chan []byte, n),
 		quit: make(chan struct{}),
@@ -72,10 +72,10 @@ func NewAheadSize(src io.Reader, n, size int) *Ahead {
 		a.free <- make([]byte, size)
 	}
 	go a.fill(src)
-	return a
+	return &Ahead{Joined: NewJoined(a), runs: a}
 }
 
-func (a *Ahead) fill(src io.Reader) {
+func (a *aheadRuns) fill(src io.Reader) {
 	defer close(a.done)
 	for {
 		var b []byte
@@ -106,112 +106,42 @@ func (a *Ahead) fill(src io.Reader) {
 	}
 }
 
-// next makes the next run current, handing the finished one back.
-func (a *Ahead) next() bool {
-	if a.err != nil {
-		return false
-	}
-	if a.buf != nil {
-		a.free <- a.buf
-		a.buf, a.cur, a.r = nil, nil, 0
-	}
-	run := <-a.full
-	a.buf, a.cur, a.r = run.buf, run.buf[:run.n], 0
-	if run.err != nil {
-		a.err = run.err
-	}
-	return true
-}
-
-// Peek implements Reader.
-func (a *Ahead) Peek(n int) ([]byte, error) {
-	if n > MaxPeek {
-		return nil, ErrPeekTooLarge
-	}
-	if a.old > 0 {
-		if a.old >= n {
-			return a.join[:a.old], nil
+// Run implements RunSource.
+func (a *aheadRuns) Run(want int) ([]byte, error) {
+	for a.r == len(a.cur) {
+		if a.err != nil {
+			return nil, a.err
 		}
-		return a.joinPeek(n)
-	}
-	for len(a.cur)-a.r == 0 {
-		if n == 0 {
-			if a.err != nil {
-				return nil, a.err
-			}
+		var run aheadRun
+		if want > 0 {
+			run = <-a.full
+		} else {
 			select {
-			case run := <-a.full:
-				a.take(run)
-				continue
+			case run = <-a.full:
 			default:
 				return nil, nil
 			}
 		}
-		if !a.next() {
-			return nil, a.err
+		if a.buf != nil {
+			a.free <- a.buf
 		}
+		a.buf, a.cur, a.r, a.err = run.buf, run.buf[:run.n], 0, run.err
 	}
-	if rest := a.cur[a.r:]; len(rest) >= n {
-		return rest, nil
-	}
-	return a.joinPeek(n)
+	return a.cur[a.r:], nil
 }
 
-// take is next for a run already received.
-func (a *Ahead) take(run aheadRun) {
-	if a.buf != nil {
-		a.free <- a.buf
-	}
-	a.buf, a.cur, a.r = run.buf, run.buf[:run.n], 0
-	if run.err != nil {
-		a.err = run.err
-	}
-}
-
-// joinPeek serves a Peek of n bytes that the current run cannot: the
-// runs it covers whole move into the side buffer, and the run where it
-// ends lends a copy of its first bytes.
-func (a *Ahead) joinPeek(n int) ([]byte, error) {
-	a.join = a.join[:a.old]
-	for {
-		rest := a.cur[a.r:]
-		need := n - len(a.join)
-		if len(rest) >= need {
-			a.join = append(a.join, rest[:need]...)
-			return a.join, nil // join[old:] stays unconsumed in cur
-		}
-		a.join = append(a.join, rest...)
-		a.r = len(a.cur)
-		a.old = len(a.join)
-		if !a.next() {
-			err := a.err
-			if err == nil {
-				err = io.ErrNoProgress
-			}
-			return a.join, err
-		}
-	}
-}
-
-// Consume implements Reader.
-func (a *Ahead) Consume(n int) {
-	if n < 0 {
-		panic("iobuf: Consume beyond the peeked data")
-	}
-	a.offset += int64(n)
-	if a.old > 0 {
-		if n <= a.old {
-			a.join = append(a.join[:0], a.join[n:a.old]...)
-			a.old -= n
-			return
-		}
-		n -= a.old
-		a.join, a.old = a.join[:0], 0
-	}
+// Advance implements RunSource.
+func (a *aheadRuns) Advance(n int) {
 	if n > len(a.cur)-a.r {
 		panic("iobuf: Consume beyond the peeked data")
 	}
 	a.r += n
+}
+
+// Consume implements Reader.
+func (a *Ahead) Consume(n int) {
+	a.offset += int64(n)
+	a.Joined.Consume(n)
 }
 
 // Read implements io.Reader.
@@ -233,7 +163,7 @@ func (a *Ahead) Drain() (int64, error) {
 		n += int64(len(b))
 		a.Consume(len(b))
 		if err != nil {
-			<-a.done
+			<-a.runs.done
 			if err == io.EOF {
 				return n, nil
 			}
@@ -246,12 +176,14 @@ func (a *Ahead) Drain() (int64, error) {
 // use the source again once the read in progress returns. Reading after
 // Close fails; Close may be called twice.
 func (a *Ahead) Close() error {
-	a.once.Do(func() { close(a.quit) })
-	<-a.done
-	if a.err == nil {
-		a.err = errAheadClosed
+	r := a.runs
+	r.once.Do(func() { close(r.quit) })
+	<-r.done
+	if r.err == nil {
+		r.err = errAheadClosed
 	}
-	a.cur, a.r, a.join, a.old = nil, 0, nil, 0
+	r.cur, r.r = nil, 0
+	a.Joined = NewJoined(r)
 	return nil
 }
 
