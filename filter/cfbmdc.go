@@ -73,7 +73,7 @@ func NewMDCReader(src iobuf.Reader, c packet.CipherAlgo, key []byte) (*MDCReader
 		return nil, ErrAuthentication
 	}
 	m := &MDCReader{src: src, stream: stream, sha: newMDCHash()}
-	if a, ok := m.sha.(asyncSHA1); ok {
+	if a := m.sha; a.Async() {
 		// The hash reads each round in place, on its own goroutine, while
 		// the next round is decrypted into the stage's other buffer.
 		m.st, m.shared = iobuf.NewLendingStage(iobuf.DefaultSize, mdcTrailer), a.WriteShared
@@ -232,8 +232,8 @@ func (w *MDCWriter) Write(p []byte) (int, error) {
 // instead of from a copy, so the serial CFB encryption here is the only
 // pass over p on this goroutine.
 func (w *MDCWriter) WriteOwned(p []byte, release func()) error {
-	a, ok := w.sha.(asyncSHA1)
-	if !ok || w.err != nil {
+	a := w.sha
+	if !a.Async() || w.err != nil {
 		_, err := w.Write(p)
 		release()
 		return err

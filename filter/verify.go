@@ -11,6 +11,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/internal/asynchash"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -192,14 +193,14 @@ type verifier struct {
 	sawLit    bool
 	litHash   []*sigHash // the legacy SHA-1 and RIPEMD-160 hashes, if run
 	results   []SignatureResult
-	async     *asyncHashes // feeds the hashes during the literal data
+	async     *asynchash.Hasher // feeds the hashes during the literal data
 }
 
-// wait lets the hashes catch up with the literal data (see asyncHashes);
-// the hashes are the verifier's own again afterwards.
+// wait lets the hashes catch up with the literal data and stops their
+// goroutine; the hashes are the verifier's own again afterwards.
 func (v *verifier) wait() {
 	if v.async != nil {
-		v.async.wait()
+		v.async.Close()
 	}
 }
 
@@ -330,14 +331,17 @@ func (v *verifier) writer(out io.Writer) io.Writer {
 	for _, sh := range v.hashes {
 		ws = append(ws, sh.w)
 	}
-	v.async = newAsyncHashes(ws)
+	// On their own goroutine, so the hashing (SHA-512 or SHA-256 over
+	// the whole literal, the slowest primitive of a signed message)
+	// overlaps the decryption and the output's write(2)s.
+	v.async = asynchash.New(ws...)
 	return &teeWriter{hashes: v.async, out: out}
 }
 
 // teeWriter hashes what it writes. It is not io.MultiWriter because a
 // hash never fails and the output's errors must come back unchanged.
 type teeWriter struct {
-	hashes *asyncHashes
+	hashes *asynchash.Hasher
 	out    io.Writer
 }
 

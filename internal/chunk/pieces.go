@@ -62,15 +62,15 @@ type pieceOpener struct {
 	// The chunk being opened: its plaintext starts at buf[base], fed of
 	// its ciphertext bytes have been taken, the last npart of them
 	// (a block cut short) wait in part, and ntag bytes of its tag in tag.
-	base, fed   int
-	part        [pieceAlign]byte
-	npart       int
-	tag         [TagSize]byte
-	ntag        int
-	begun       bool
+	base, fed    int
+	part         [pieceAlign]byte
+	npart        int
+	tag          [TagSize]byte
+	ntag         int
+	begun        bool
 	index, total uint64
-	done        bool
-	err         error
+	done         bool
+	err          error
 }
 
 func newPieceOpener(src iobuf.Reader, cc *crypter, cs int) *pieceOpener {

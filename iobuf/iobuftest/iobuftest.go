@@ -11,8 +11,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
-	"time"
 	"testing/iotest"
+	"time"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 )

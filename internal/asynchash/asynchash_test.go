@@ -1,7 +1,8 @@
-package mdc
+package asynchash
 
 import (
 	"crypto/sha1"
+	"hash"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -69,8 +70,11 @@ func TestClose(t *testing.T) {
 	if h.Sum() != sha1.Sum([]byte("hello")) {
 		t.Fatal("Sum after Close wrong")
 	}
-	if _, err := h.Write([]byte("x")); err == nil {
-		t.Fatal("Write after Close accepted")
+	// After Close writes are hashed on the caller's goroutine.
+	h.Write([]byte(" world"))
+	h.WriteShared([]byte("!"), func() {})
+	if h.Sum() != sha1.Sum([]byte("hello world!")) {
+		t.Fatal("writes after Close lost")
 	}
 	NewAsync().Close() // without Sum or Write
 }
@@ -157,7 +161,7 @@ func BenchmarkDecryptAndHash(b *testing.B) {
 		run(b, func(p []byte) { h.Write(p) }, func() { h.Sum(nil); h.Reset() })
 	})
 	b.Run("async", func(b *testing.B) {
-		var h *Hasher
+		var h *sha1Hasher
 		run(b, func(p []byte) {
 			if h == nil {
 				h = NewAsync()
@@ -204,4 +208,22 @@ func TestWriteShared(t *testing.T) {
 		}
 		seen[i] = true
 	}
+}
+
+// sha1Hasher is a Hasher of one SHA-1, as the MDC uses it.
+type sha1Hasher struct {
+	*Hasher
+	s hash.Hash
+}
+
+func NewAsync() *sha1Hasher {
+	s := sha1.New()
+	return &sha1Hasher{New(s), s}
+}
+
+// Sum is the digest of everything written so far.
+func (h *sha1Hasher) Sum() (d [sha1.Size]byte) {
+	h.Flush()
+	h.s.Sum(d[:0])
+	return d
 }
