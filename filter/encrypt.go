@@ -62,6 +62,9 @@ type EncryptOptions struct {
 	// signature packets, the literal data, then the signatures.
 	Signers  []Signer
 	SignTime time.Time // signature creation time; zero for now
+	// TextSignatures makes the signatures text signatures (see
+	// SignOptions.Text).
+	TextSignatures bool
 }
 
 // ChunkSize is the partial-length chunk pgpstream writes: large, so a
@@ -216,7 +219,7 @@ func writePlaintext(in io.Reader, enc io.Writer, opt EncryptOptions) (int64, err
 	var sg *signing
 	if len(opt.Signers) > 0 {
 		var err error
-		if sg, err = newSigning(opt.Signers, opt.SignTime); err != nil {
+		if sg, err = newSigning(opt.Signers, opt.SignTime, opt.TextSignatures); err != nil {
 			return 0, err
 		}
 		if err := sg.writeOnePass(dst); err != nil {
