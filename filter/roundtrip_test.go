@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -133,6 +134,30 @@ func TestPassphrasesAndSessionKey(t *testing.T) {
 		given := &GivenSessionKey{Cipher: sk.Cipher, Key: sk.SessionKey}
 		if _, err := Decrypt(bytes.NewReader(ct.Bytes()), &got, DecryptOptions{Keys: passKeys{}, SessionKey: given}); err != nil || got.String() != "data" {
 			t.Fatalf("%v with the session key: %q %v", f, got.String(), err)
+		}
+	}
+}
+
+type passListKeys struct {
+	passKeys
+	list [][]byte
+}
+
+func (k passListKeys) Passphrases() ([][]byte, error) { return k.list, nil }
+
+// A PassphraseKeys has each of its passphrases tried: the one that opens
+// the message may come after wrong ones.
+func TestPassphraseList(t *testing.T) {
+	ct := encryptSym(t, []byte("data"), EncryptOptions{})
+	for _, list := range [][]string{{"pw"}, {"wrong", "pw"}, {"wrong", "worse"}, {}} {
+		var keys passListKeys
+		for _, p := range list {
+			keys.list = append(keys.list, []byte(p))
+		}
+		var got bytes.Buffer
+		_, err := Decrypt(bytes.NewReader(ct), &got, DecryptOptions{Keys: keys})
+		if opens := slices.Contains(list, "pw"); opens != (err == nil) || opens && got.String() != "data" {
+			t.Fatalf("%q: %q %v", list, got.String(), err)
 		}
 	}
 }
