@@ -112,6 +112,11 @@ func openEditor(k *Key, unlock func(*packet.PrivateKey) ([]byte, error)) (*edito
 	return ed, nil
 }
 
+// SignatureHash is the digest for signatures pk makes: SHA-256, or a
+// larger one where the algorithm needs it (Ed448 and the larger curves
+// need a hash at least as long as the curve's order).
+func SignatureHash(pk *packet.PublicKey) crypto.Hash { return hashFor(pk) }
+
 // hashFor picks the digest for signatures a key makes: SHA-256, or a
 // larger one where the algorithm needs it.
 func hashFor(pk *packet.PublicKey) crypto.Hash {
