@@ -7,8 +7,11 @@ export GOFLAGS ?= -trimpath
 
 all: build
 
+# bin/pgpstream-sop is the same binary as the Stateless OpenPGP CLI alone
+# (pgpstream sop SUBCOMMAND ...), for programs that take a sop to drive.
 build:
 	$(GO) build -o $(BIN) ./cmd/pgpstream
+	ln -sf pgpstream $(BIN)-sop
 
 # Build, make a throwaway key in a temporary homedir, stream 1 GiB of zeros
 # through --encrypt and back through --decrypt, and print the throughput.

@@ -84,7 +84,9 @@ func ClearSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if len(opt.Signers) == 0 {
 		return 0, errors.New("no signing key")
 	}
-	s, err := newSigning(opt.Signers, opt.Time)
+	// The canonical text is fed to the hashes below: the signatures
+	// are text signatures, but no CR LF conversion is put in front.
+	s, err := newSigning(opt.Signers, opt.Time, false)
 	if err != nil {
 		return 0, err
 	}

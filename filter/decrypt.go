@@ -27,6 +27,14 @@ type Keys interface {
 	Passphrase() ([]byte, error)
 }
 
+// PassphraseKeys is Keys with several passphrases to try, as the
+// Stateless OpenPGP CLI takes any number of --with-password: Decrypt
+// tries each, in order, against each SKESK instead of Passphrase's one.
+type PassphraseKeys interface {
+	Keys
+	Passphrases() ([][]byte, error)
+}
+
 // DecryptOptions configure Decrypt.
 type DecryptOptions struct {
 	Keys Keys

@@ -64,6 +64,16 @@ type EncryptOptions struct {
 	// signature packets, the literal data, then the signatures.
 	Signers  []Signer
 	SignTime time.Time // signature creation time; zero for now
+	// TextSignatures makes the signatures text signatures (see
+	// SignOptions.Text).
+	TextSignatures bool
+	// Passphrases are further passphrases the message is encrypted to,
+	// one SKESK each, after Passphrase's.
+	Passphrases [][]byte
+	// SessionKey, when set, is given the session key once it is made,
+	// before anything is written (for the Stateless OpenPGP CLI's
+	// --session-key-out).
+	SessionKey func(SessionKeyInfo)
 }
 
 // ChunkSize is the partial-length chunk pgpstream writes: large, so a
@@ -83,7 +93,7 @@ const ChunkSize = 512 << 10
 // Copies per byte without compression or armor: three, of which two are
 // the kernel's (read, write) and one is the encryption itself.
 func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
-	if len(opt.Recipients) == 0 && opt.Passphrase == nil {
+	if len(opt.Recipients) == 0 && opt.Passphrase == nil && len(opt.Passphrases) == 0 {
 		return 0, errors.New("no recipients and no passphrase: nothing to encrypt to")
 	}
 	if opt.Cipher == 0 {
@@ -109,13 +119,20 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 			return 0, fmt.Errorf("encrypting the session key to %X: %w", r.Pub.Fingerprint, err)
 		}
 	}
+	if opt.SessionKey != nil {
+		opt.SessionKey(SessionKeyInfo{Format: opt.Format, AEAD: aeadOfFormat(opt), Cipher: opt.Cipher, SessionKey: sessionKey})
+	}
+	passphrases := opt.Passphrases
 	if opt.Passphrase != nil {
+		passphrases = append([][]byte{opt.Passphrase}, passphrases...)
+	}
+	for _, pass := range passphrases {
 		var err error
 		if opt.Format == AEADv1 {
 			// LibrePGP pairs tag 20 with SKESK v5, wrapped in the packet's mode.
-			err = packet.WriteSKESKv5(out, opt.Cipher, aeadMode(opt), sessionKey, opt.Passphrase, opt.S2KCount)
+			err = packet.WriteSKESKv5(out, opt.Cipher, aeadMode(opt), sessionKey, pass, opt.S2KCount)
 		} else {
-			err = packet.WriteSKESK(out, opt.Cipher, sessionKey, opt.Passphrase, v6, opt.S2KCount)
+			err = packet.WriteSKESK(out, opt.Cipher, sessionKey, pass, v6, opt.S2KCount)
 		}
 		if err != nil {
 			return 0, err
@@ -253,7 +270,7 @@ func writePlaintext(in io.Reader, enc io.Writer, opt EncryptOptions) (int64, err
 	var sg *signing
 	if len(opt.Signers) > 0 {
 		var err error
-		if sg, err = newSigning(opt.Signers, opt.SignTime); err != nil {
+		if sg, err = newSigning(opt.Signers, opt.SignTime, opt.TextSignatures); err != nil {
 			return 0, err
 		}
 		if err := sg.writeOnePass(dst); err != nil {
@@ -298,3 +315,12 @@ type readError struct{ err error }
 
 func (r readError) Error() string { return "reading the input: " + r.err.Error() }
 func (r readError) Unwrap() error { return r.err }
+
+// aeadOfFormat is the AEAD mode of the data packet opt.Format writes, 0
+// for SEIPD v1.
+func aeadOfFormat(opt EncryptOptions) packet.AEADAlgo {
+	if opt.Format == SEIPDv1 {
+		return 0
+	}
+	return aeadMode(opt)
+}

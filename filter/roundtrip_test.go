@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -106,5 +107,57 @@ func TestArmorAfterText(t *testing.T) {
 	}
 	if _, err := Decrypt(bytes.NewReader([]byte("just text\n-----BEGIN nothing\n")), io.Discard, DecryptOptions{Keys: secretKeys{pass: []byte("pw")}}); err == nil {
 		t.Fatal("text without armor decrypted")
+	}
+}
+
+// Every passphrase given opens the message, each with its own SKESK, and
+// the session key Encrypt reports opens it too, in every format.
+func TestPassphrasesAndSessionKey(t *testing.T) {
+	for _, f := range []Format{SEIPDv1, SEIPDv2, AEADv1} {
+		var sk SessionKeyInfo
+		var ct bytes.Buffer
+		opt := EncryptOptions{Format: f, Passphrase: []byte("one"), Passphrases: [][]byte{[]byte("two"), []byte("three")}, S2KCount: 1024,
+			SessionKey: func(s SessionKeyInfo) { sk = s }}
+		if _, err := Encrypt(bytes.NewReader([]byte("data")), &ct, opt); err != nil {
+			t.Fatal(err)
+		}
+		if sk.Format != f || sk.Cipher != packet.CipherAES256 || len(sk.SessionKey) != 32 || (f == SEIPDv1) != (sk.AEAD == 0) {
+			t.Fatalf("%v: session key reported as %+v", f, sk)
+		}
+		for _, pw := range []string{"one", "two", "three"} {
+			var got bytes.Buffer
+			if _, err := Decrypt(bytes.NewReader(ct.Bytes()), &got, DecryptOptions{Keys: passKeys{[]byte(pw)}}); err != nil || got.String() != "data" {
+				t.Fatalf("%v with %q: %q %v", f, pw, got.String(), err)
+			}
+		}
+		var got bytes.Buffer
+		given := &GivenSessionKey{Cipher: sk.Cipher, Key: sk.SessionKey}
+		if _, err := Decrypt(bytes.NewReader(ct.Bytes()), &got, DecryptOptions{Keys: passKeys{}, SessionKey: given}); err != nil || got.String() != "data" {
+			t.Fatalf("%v with the session key: %q %v", f, got.String(), err)
+		}
+	}
+}
+
+type passListKeys struct {
+	passKeys
+	list [][]byte
+}
+
+func (k passListKeys) Passphrases() ([][]byte, error) { return k.list, nil }
+
+// A PassphraseKeys has each of its passphrases tried: the one that opens
+// the message may come after wrong ones.
+func TestPassphraseList(t *testing.T) {
+	ct := encryptSym(t, []byte("data"), EncryptOptions{})
+	for _, list := range [][]string{{"pw"}, {"wrong", "pw"}, {"wrong", "worse"}, {}} {
+		var keys passListKeys
+		for _, p := range list {
+			keys.list = append(keys.list, []byte(p))
+		}
+		var got bytes.Buffer
+		_, err := Decrypt(bytes.NewReader(ct), &got, DecryptOptions{Keys: keys})
+		if opens := slices.Contains(list, "pw"); opens != (err == nil) || opens && got.String() != "data" {
+			t.Fatalf("%q: %q %v", list, got.String(), err)
+		}
 	}
 }

@@ -127,13 +127,7 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyIn
 		}
 	}
 	if len(d.skesks) > 0 {
-		var pass []byte
-		var err error
-		if d.opt.Keys != nil {
-			pass, err = d.opt.Keys.Passphrase()
-		} else {
-			err = errors.New("no passphrase given")
-		}
+		passes, err := d.passphrases()
 		if err != nil {
 			if len(d.pkesks) == 0 {
 				return nil, 0, SessionKeyInfo{}, fmt.Errorf("the message is encrypted with a passphrase: %w", err)
@@ -144,24 +138,26 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyIn
 				return nil, 0, SessionKeyInfo{}, err
 			}
 			var skeskErrs []error
-			for _, s := range d.skesks {
-				a, _ := s.S2KWork()
-				key, c, err := s.Decrypt(pass)
-				if a >= 64<<10 {
-					// Argon2's memory is garbage now: return it
-					// before the next SKESK allocates its own, so
-					// the peak is one derivation's, not their sum.
-					debug.FreeOSMemory()
+			for _, pass := range passes {
+				for _, s := range d.skesks {
+					a, _ := s.S2KWork()
+					key, c, err := s.Decrypt(pass)
+					if a >= 64<<10 {
+						// Argon2's memory is garbage now: return it
+						// before the next SKESK allocates its own, so
+						// the peak is one derivation's, not their sum.
+						debug.FreeOSMemory()
+					}
+					if err != nil {
+						skeskErrs = append(skeskErrs, &SKESKError{s.Version, s.Offset, errors.Join(ErrBadPassphrase, err)})
+						continue
+					}
+					if !accept(key, c) {
+						skeskErrs = append(skeskErrs, &SKESKError{s.Version, s.Offset, ErrAuthentication})
+						continue
+					}
+					return key, c, SessionKeyInfo{SKESK: s}, nil
 				}
-				if err != nil {
-					skeskErrs = append(skeskErrs, &SKESKError{s.Version, s.Offset, errors.Join(ErrBadPassphrase, err)})
-					continue
-				}
-				if !accept(key, c) {
-					skeskErrs = append(skeskErrs, &SKESKError{s.Version, s.Offset, ErrAuthentication})
-					continue
-				}
-				return key, c, SessionKeyInfo{SKESK: s}, nil
 			}
 			if len(d.pkesks) == 0 {
 				if refused {
@@ -194,6 +190,24 @@ func (d *decryptor) sessionKey(v2 bool) ([]byte, packet.CipherAlgo, SessionKeyIn
 		msg += ": " + strings.Join(dedupe(texts), "; ")
 	}
 	return nil, 0, SessionKeyInfo{}, &joinedError{msg, errors.Join(append([]error{ErrNoSecretKey}, errs...)...)}
+}
+
+// passphrases are the passphrases to try against the SKESKs: the Keys'
+// list, or its one passphrase.
+func (d *decryptor) passphrases() ([][]byte, error) {
+	switch k := d.opt.Keys.(type) {
+	case nil:
+		return nil, errors.New("no passphrase given")
+	case PassphraseKeys:
+		passes, err := k.Passphrases()
+		if err == nil && len(passes) == 0 {
+			err = errors.New("no passphrase given")
+		}
+		return passes, err
+	default:
+		pass, err := k.Passphrase()
+		return [][]byte{pass}, err
+	}
 }
 
 // checkS2KWork refuses, before any is tried, SKESKs that together ask for

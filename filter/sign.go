@@ -35,6 +35,11 @@ type SignOptions struct {
 	Armor    bool
 	Literal  packet.Literal // Sign only
 	Time     time.Time      // signature creation time; zero for now
+	// Text makes text signatures (type 0x01, RFC 9580 §5.2.1.2): the
+	// data is hashed with every line ending as CR LF, so the signature
+	// holds whatever line endings the text travels with. The data
+	// itself is written as given.
+	Text bool
 }
 
 // signing makes the signatures of one message. It hashes the plaintext
@@ -44,15 +49,23 @@ type signing struct {
 	signers []Signer
 	sigs    []*gcpacket.Signature
 	hashes  []hash.Hash
+	writers []io.Writer // each hash, or the CR LF canonicalizer in front of it
 	configs []*gcpacket.Config
+	text    bool
 }
 
-func newSigning(signers []Signer, now time.Time) (*signing, error) {
+// newSigning starts the signatures of signers at now; text makes them
+// text signatures.
+func newSigning(signers []Signer, now time.Time, text bool) (*signing, error) {
 	if now.IsZero() {
 		now = clock.Now()
 	}
 	now = now.Truncate(time.Second)
-	s := &signing{signers: signers}
+	s := &signing{signers: signers, text: text}
+	sigType := gcpacket.SigTypeBinary
+	if text {
+		sigType = gcpacket.SigTypeText
+	}
 	for _, sg := range signers {
 		k := sg.Key
 		if k == nil || k.Dummy() {
@@ -79,7 +92,7 @@ func newSigning(signers []Signer, now time.Time) (*signing, error) {
 		id := k.KeyId
 		sig := &gcpacket.Signature{
 			Version:           k.Version,
-			SigType:           gcpacket.SigTypeBinary,
+			SigType:           sigType,
 			PubKeyAlgo:        k.PubKeyAlgo,
 			Hash:              algo.Crypto(),
 			CreationTime:      now,
@@ -93,6 +106,11 @@ func newSigning(signers []Signer, now time.Time) (*signing, error) {
 		}
 		s.sigs = append(s.sigs, sig)
 		s.hashes = append(s.hashes, h)
+		var w io.Writer = h
+		if text {
+			w = &crlfWriter{w: h}
+		}
+		s.writers = append(s.writers, w)
 		s.configs = append(s.configs, cfg)
 	}
 	return s, nil
@@ -105,9 +123,13 @@ func (s *signing) writeOnePass(w io.Writer) error {
 	var buf []byte
 	for i := len(s.sigs) - 1; i >= 0; i-- {
 		k := s.signers[i].Key
+		sigType := packet.SigBinary
+		if s.text {
+			sigType = packet.SigText
+		}
 		o := &packet.OnePassSignature{
 			Version:    3,
-			SigType:    packet.SigBinary,
+			SigType:    sigType,
 			Hash:       packet.HashAlgoOf(s.sigs[i].Hash),
 			PubKeyAlgo: uint8(k.PubKeyAlgo),
 			KeyID:      k.KeyId,
@@ -126,8 +148,8 @@ func (s *signing) writeOnePass(w io.Writer) error {
 
 // Write hashes p. It never fails.
 func (s *signing) Write(p []byte) (int, error) {
-	for _, h := range s.hashes {
-		h.Write(p)
+	for _, w := range s.writers {
+		w.Write(p)
 	}
 	return len(p), nil
 }
@@ -198,7 +220,7 @@ func Sign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	// literal data's chunks pass through it without a copy.
 	bw := iobuf.NewWriter(w, 64<<10)
 	n, err := writePlaintext(in, bw, EncryptOptions{
-		Signers: opt.Signers, SignTime: opt.Time,
+		Signers: opt.Signers, SignTime: opt.Time, TextSignatures: opt.Text,
 		Compress: opt.Compress, Level: opt.Level, Literal: opt.Literal,
 	})
 	if err != nil {
@@ -221,7 +243,7 @@ func DetachSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if len(opt.Signers) == 0 {
 		return 0, errors.New("no signing key")
 	}
-	s, err := newSigning(opt.Signers, opt.Time)
+	s, err := newSigning(opt.Signers, opt.Time, opt.Text)
 	if err != nil {
 		return 0, err
 	}

@@ -355,3 +355,32 @@ func TestDetachedV3(t *testing.T) {
 		t.Fatalf("v3 over changed data: %v %v", statuses(res), err)
 	}
 }
+
+// A text signature holds over the text whatever its line endings, and
+// says it is one (type 0x01) in the one-pass packet and the signature,
+// so a reader hashes the text the same way.
+func TestTextSignatures(t *testing.T) {
+	for _, kind := range []string{"ed25519", "v6"} {
+		e := testEntity(t, kind)
+		lf, crlfText := []byte("one\ntwo\n\nthree"), []byte("one\r\ntwo\r\n\r\nthree")
+		var sig bytes.Buffer
+		if _, err := DetachSign(bytes.NewReader(lf), &sig, SignOptions{Signers: []Signer{signerOf(e, 0)}, Text: true}); err != nil {
+			t.Fatal(err)
+		}
+		for _, data := range [][]byte{lf, crlfText} {
+			res, err := VerifyDetached(bytes.NewReader(sig.Bytes()), bytes.NewReader(data), VerifyOptions{Signers: entityKeys{e}})
+			if err != nil || !slices.Equal(statuses(res), []SigStatus{SigGood}) || res[0].Sig.SigType != packet.SigText {
+				t.Fatalf("%s detached over %q: %v %v", kind, data, statuses(res), err)
+			}
+		}
+		var msg bytes.Buffer
+		if _, err := Sign(bytes.NewReader(crlfText), &msg, SignOptions{Signers: []Signer{signerOf(e, 0)}, Text: true, Literal: packet.Literal{Format: 'u'}}); err != nil {
+			t.Fatal(err)
+		}
+		// Text literal data is written with the local line endings.
+		res, out := decryptSigned(t, msg.Bytes(), entityKeys{e}, false)
+		if !bytes.Equal(out, lf) || !slices.Equal(statuses(res.Signatures), []SigStatus{SigGood}) || res.Signatures[0].Sig.SigType != packet.SigText {
+			t.Fatalf("%s inline: %q %v", kind, out, statuses(res.Signatures))
+		}
+	}
+}

@@ -76,6 +76,22 @@ func (r *Ring) editableKey(fpr string) (*Key, error) {
 }
 
 func newEditor(k *Key, pass PassphraseFunc) (*editor, error) {
+	return openEditor(k, func(priv *packet.PrivateKey) ([]byte, error) {
+		if pass == nil {
+			return nil, fmt.Errorf("keyring: key %s is protected and no passphrase was given", k.Fingerprint())
+		}
+		pw, err := pass()
+		if err != nil {
+			return nil, err
+		}
+		return pw, Unlock(priv, pw)
+	})
+}
+
+// openEditor starts a change to k with its primary secret key, which
+// unlock opens when it is protected and answers with the passphrase that
+// did.
+func openEditor(k *Key, unlock func(*packet.PrivateKey) ([]byte, error)) (*editor, error) {
 	_, priv, err := parseKey(k.sec.primary.pkt)
 	if err != nil {
 		return nil, err
@@ -85,14 +101,8 @@ func newEditor(k *Key, pass PassphraseFunc) (*editor, error) {
 	}
 	ed := &editor{k: k, priv: priv, now: clock.Now().Truncate(time.Second)}
 	if priv.Encrypted {
-		if pass == nil {
-			return nil, fmt.Errorf("keyring: key %s is protected and no passphrase was given", k.Fingerprint())
-		}
-		pw, err := pass()
+		pw, err := unlock(priv)
 		if err != nil {
-			return nil, err
-		}
-		if err := Unlock(priv, pw); err != nil {
 			return nil, err
 		}
 		ed.pass = pw
@@ -101,6 +111,11 @@ func newEditor(k *Key, pass PassphraseFunc) (*editor, error) {
 	ed.sec = &block{primary: component{pkt: k.sec.primary.pkt}}
 	return ed, nil
 }
+
+// SignatureHash is the digest for signatures pk makes: SHA-256, or a
+// larger one where the algorithm needs it (Ed448 and the larger curves
+// need a hash at least as long as the curve's order).
+func SignatureHash(pk *packet.PublicKey) crypto.Hash { return hashFor(pk) }
 
 // hashFor picks the digest for signatures a key makes: SHA-256, or a
 // larger one where the algorithm needs it.

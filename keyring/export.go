@@ -26,10 +26,8 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal b
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	v6 := false
+	var blocks []*block
 	for _, k := range keys {
-		v6 = v6 || k.Version() == 6
 		b := k.pub
 		if secret {
 			if k.sec == nil {
@@ -42,6 +40,18 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal b
 		if minimal {
 			b = minimalBlock(b)
 		}
+		blocks = append(blocks, b)
+	}
+	return writeBlocks(w, blocks, secret, armored)
+}
+
+// writeBlocks writes transferable keys, binary or in one armor block of
+// the kind secret says.
+func writeBlocks(w io.Writer, blocks []*block, secret, armored bool) error {
+	var buf bytes.Buffer
+	v6 := false
+	for _, b := range blocks {
+		v6 = v6 || len(b.primary.pkt.body) > 0 && b.primary.pkt.body[0] == 6 // the key version
 		buf.Write(b.bytes())
 	}
 	if !armored {

@@ -288,16 +288,7 @@ func featuresOf(sig *packet.Signature) byte {
 func (r *Ring) DecryptionKeys(keyID uint64) []*packet.PrivateKey {
 	var out []*packet.PrivateKey
 	for _, k := range r.keys {
-		if !k.HasSecret() {
-			continue
-		}
-		for _, dk := range k.whole.DecryptionKeys(keyID, time.Time{}, config) {
-			priv := k.PrivateKey(dk.PublicKey.Fingerprint)
-			if priv == nil || priv.Dummy() {
-				continue
-			}
-			out = append(out, priv)
-		}
+		out = append(out, k.DecryptionKeys(keyID)...)
 	}
 	return out
 }

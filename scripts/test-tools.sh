@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The programs `make test` uses beyond Go and make: the peers the
-# interoperability tests run against, node and npm for OpenPGP.js,
+# interoperability tests run against (sqop and gosop for pgpstream sop),
+# node and npm for OpenPGP.js,
 # qemu-user for the linux/arm64 run, strace for the keyring's write order.
 #
 #   test-tools.sh install   run as root with apt-get (and INSTALL != no):
@@ -12,7 +13,7 @@
 set -euo pipefail
 
 # program:Debian package
-tools=(gpg:gnupg rnp:rnp rnpkeys:rnp sq:sq node:nodejs npm:npm qemu-aarch64:qemu-user strace:strace)
+tools=(gpg:gnupg rnp:rnp rnpkeys:rnp sq:sq sqop:sqop gosop:gosop node:nodejs npm:npm qemu-aarch64:qemu-user strace:strace)
 
 missing() {
 	local t
@@ -58,12 +59,14 @@ summary)
 		gpg) echo "*   gpg:          interoperability with GnuPG (scripts, keyring, armor)" ;;
 		rnp | rnpkeys) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')interoperability with rnp" ;;
 		sq) echo "*   sq:           interoperability with Sequoia" ;;
+		sqop) echo "*   sqop:         the Stateless OpenPGP CLI against Sequoia's (pgpstream sop)" ;;
+		gosop) echo "*   gosop:        the Stateless OpenPGP CLI against GopenPGP's (pgpstream sop)" ;;
 		node | npm) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')interoperability with OpenPGP.js (RFC 9580)" ;;
 		qemu-aarch64) echo "*   qemu-aarch64: the engines as linux/arm64 (make test-arm64)" ;;
 		strace) echo "*   strace:       the order of a keyring write's syscalls (keyring_lock script)" ;;
 		esac
 	done
-	echo "* Install them (Debian: apt-get install gnupg rnp sq nodejs npm qemu-user strace), or"
+	echo "* Install them (Debian: apt-get install gnupg rnp sq sqop gosop nodejs npm qemu-user strace), or"
 	echo "* run make test as root with apt-get, which installs them."
 	echo "************************************************************************"
 	if [[ ${PGPSTREAM_REQUIRE_PEERS:-} == 1 ]]; then

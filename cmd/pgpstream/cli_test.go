@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(code)
 		},
+		// The same binary as the Stateless OpenPGP CLI alone, as make
+		// links bin/pgpstream-sop.
+		sopName:      func() { os.Exit(processMain()) },
 		"lockholder": lockHolder,
 	})
 }

@@ -39,6 +39,9 @@ func processMain() int {
 
 // run is main without the process: the CLI tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if code, ok := runSOP(args, stdin, stdout, stderr); ok {
+		return code
+	}
 	st := &state{stdin: stdin, stdout: stdout, prog: progName(args)}
 	st.stderr = st.watch(stderr, "standard error")
 	err := execute(st, args)
