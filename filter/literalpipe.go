@@ -3,7 +3,6 @@ package filter
 import (
 	"errors"
 	"io"
-	"math/bits"
 
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -97,7 +96,7 @@ func writeLiteralAhead(in io.Reader, sink ownedWriter, header []byte, chunk int)
 		if f.last {
 			h = packet.AppendLength(h, int64(f.n))
 		} else {
-			h = append(h, 224+byte(bits.TrailingZeros(uint(f.n))))
+			h = packet.AppendPartialLength(h, f.n)
 		}
 		start := chunkHeadroom - len(h)
 		copy(f.buf[start:], h)

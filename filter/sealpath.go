@@ -208,7 +208,7 @@ func sealStream(in io.Reader, s *chunk.Sealer, lit packet.Literal) (int64, error
 			if first {
 				buf[0] = 0xc0 | byte(packet.TagLiteral)
 			}
-			buf[hdr-1] = 224 + byte(bits.TrailingZeros(uint(seg)))
+			packet.AppendPartialLength(buf[:hdr-1], seg)
 			if err := s.Commit(hdr + seg); err != nil {
 				return read, err
 			}

@@ -795,40 +795,10 @@ func sigDataCount(algo byte) int {
 }
 
 // subpacket is one signature subpacket.
-type subpacket struct {
-	typ      byte
-	critical bool
-	data     []byte
-}
+type subpacket = packet.Subpacket
 
 // splitSubpackets splits a subpacket area (RFC 9580 §5.2.3.7).
-func splitSubpackets(b []byte) ([]subpacket, bool) {
-	var out []subpacket
-	for len(b) > 0 {
-		n := int(b[0])
-		b = b[1:]
-		switch {
-		case n == 255:
-			if len(b) < 4 {
-				return out, false
-			}
-			n = int(binary.BigEndian.Uint32(b))
-			b = b[4:]
-		case n >= 192:
-			if len(b) < 1 {
-				return out, false
-			}
-			n = (n-192)<<8 + int(b[0]) + 192
-			b = b[1:]
-		}
-		if n < 1 || n > len(b) {
-			return out, false
-		}
-		out = append(out, subpacket{typ: b[0] & 0x7f, critical: b[0]&0x80 != 0, data: b[1:n]})
-		b = b[n:]
-	}
-	return out, true
-}
+func splitSubpackets(b []byte) ([]subpacket, bool) { return packet.Subpackets(b) }
 
 func gpgDate(sec uint32) string { return time.Unix(int64(sec), 0).UTC().Format("2006-01-02") }
 
@@ -860,16 +830,16 @@ func list(prefix string, b []byte, format string) string {
 }
 
 func describeSubpacket(sp subpacket, hashed bool) string {
-	d := sp.data
+	d := sp.Data
 	var s strings.Builder
-	if sp.critical {
+	if sp.Critical {
 		s.WriteString("critical ")
 	}
 	if hashed {
 		s.WriteString("hashed ")
 	}
-	fmt.Fprintf(&s, "subpkt %d len %d (", sp.typ, len(d))
-	switch sp.typ {
+	fmt.Fprintf(&s, "subpkt %d len %d (", sp.Type, len(d))
+	switch sp.Type {
 	case 2:
 		if len(d) >= 4 {
 			s.WriteString("sig created " + gpgDate(binary.BigEndian.Uint32(d)))
@@ -984,7 +954,7 @@ func describeSubpacket(sp subpacket, hashed bool) string {
 	case 34:
 		s.WriteString(list("pref-aead-algos:", d, " %d"))
 	default:
-		if sp.typ >= 100 && sp.typ <= 110 {
+		if sp.Type >= 100 && sp.Type <= 110 {
 			s.WriteString("experimental / private subpacket")
 		} else {
 			s.WriteString("?")
@@ -1050,8 +1020,8 @@ func describeSignature(b []byte) []string {
 	unhashed, _ := splitSubpackets(unhashedArea)
 	var created uint32
 	for _, sp := range hashed {
-		if sp.typ == 2 && len(sp.data) >= 4 && created == 0 {
-			created = binary.BigEndian.Uint32(sp.data)
+		if sp.Type == 2 && len(sp.Data) >= 4 && created == 0 {
+			created = binary.BigEndian.Uint32(sp.Data)
 		}
 	}
 	keyid, _ := issuerOf(hashed, unhashed)
@@ -1080,16 +1050,16 @@ func describeSignature(b []byte) []string {
 // hashed area, else an issuer key ID in either area.
 func issuerOf(hashed, unhashed []subpacket) (keyid uint64, fpr []byte) {
 	for _, sp := range hashed {
-		if sp.typ == 33 && len(sp.data) == 21 && sp.data[0] == 4 {
-			keyid, fpr = binary.BigEndian.Uint64(sp.data[13:]), sp.data[1:]
-		} else if sp.typ == 33 && len(sp.data) == 33 && (sp.data[0] == 5 || sp.data[0] == 6) {
-			keyid, fpr = binary.BigEndian.Uint64(sp.data[1:]), sp.data[1:]
+		if sp.Type == 33 && len(sp.Data) == 21 && sp.Data[0] == 4 {
+			keyid, fpr = binary.BigEndian.Uint64(sp.Data[13:]), sp.Data[1:]
+		} else if sp.Type == 33 && len(sp.Data) == 33 && (sp.Data[0] == 5 || sp.Data[0] == 6) {
+			keyid, fpr = binary.BigEndian.Uint64(sp.Data[1:]), sp.Data[1:]
 		}
 	}
 	if keyid == 0 {
 		for _, sp := range append(append([]subpacket{}, hashed...), unhashed...) {
-			if sp.typ == 16 && len(sp.data) >= 8 {
-				return binary.BigEndian.Uint64(sp.data), nil
+			if sp.Type == 16 && len(sp.Data) >= 8 {
+				return binary.BigEndian.Uint64(sp.Data), nil
 			}
 		}
 	}

@@ -248,31 +248,11 @@ func featuresOf(sig *packet.Signature) byte {
 			area = h[6 : 6+n]
 		}
 	}
-	for len(area) > 0 {
-		// Subpacket length: RFC 9580 section 5.2.3.7.
-		var n, hl int
-		switch l := int(area[0]); {
-		case l < 192:
-			n, hl = l, 1
-		case l < 255:
-			if len(area) < 2 {
-				return 0
-			}
-			n, hl = (l-192)<<8+int(area[1])+192, 2
-		default:
-			if len(area) < 5 {
-				return 0
-			}
-			n, hl = int(uint32(area[1])<<24|uint32(area[2])<<16|uint32(area[3])<<8|uint32(area[4])), 5
+	sps, _ := pgppacket.Subpackets(area)
+	for _, sp := range sps {
+		if sp.Type == 30 && len(sp.Data) > 0 { // features
+			return sp.Data[0]
 		}
-		if n < 1 || n > len(area)-hl {
-			return 0
-		}
-		body := area[hl : hl+n]
-		if body[0]&0x7f == 30 && len(body) > 1 {
-			return body[1]
-		}
-		area = area[hl+n:]
 	}
 	return 0
 }

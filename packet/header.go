@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 )
@@ -163,6 +164,15 @@ func AppendLength(dst []byte, n int64) []byte {
 	default:
 		return append(dst, 255, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
+}
+
+// AppendPartialLength appends the partial body length octet of a
+// segment of n bytes (RFC 9580 §4.2.1.4), n a power of two up to 2^30.
+func AppendPartialLength(dst []byte, n int) []byte {
+	if n <= 0 || n > 1<<30 || n&(n-1) != 0 {
+		panic("packet: a partial length is a power of two up to 2^30")
+	}
+	return append(dst, 224+byte(bits.TrailingZeros(uint(n))))
 }
 
 // SplitPacket frames the packet at the start of buf when buf holds the

@@ -2,7 +2,6 @@ package packet
 
 import (
 	"io"
-	"math/bits"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 )
@@ -83,7 +82,7 @@ func (w *PartialWriter) emit(partial bool) error {
 		w.first = false
 	}
 	if partial {
-		h = append(h, 224+byte(bits.TrailingZeros(uint(w.n))))
+		h = AppendPartialLength(h, w.n)
 	} else {
 		h = AppendLength(h, int64(w.n))
 	}

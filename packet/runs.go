@@ -58,7 +58,7 @@ func (w *RunWriter) WriteRun(frame []byte, off int) error {
 	}
 	if n := len(b); n&(n-1) == 0 && off >= len(h)+1 {
 		// One segment: its octets in the room in front.
-		h = append(h, 224+byte(bits.TrailingZeros(uint(n))))
+		h = AppendPartialLength(h, n)
 		start := off - len(h)
 		copy(frame[start:], h)
 		_, err := w.v.WriteVectors([][]byte{frame[start:]})
@@ -69,7 +69,7 @@ func (w *RunWriter) WriteRun(frame []byte, off int) error {
 	start := 0 // of this segment's header in hdrs
 	for n := len(b); n > 0; {
 		k := bits.Len(uint(n)) - 1 // the largest power of two left
-		h = append(h, 224+byte(k))
+		h = AppendPartialLength(h, 1<<k)
 		w.iov = append(w.iov, h[start:len(h)], b[:1<<k])
 		start = len(h)
 		b = b[1<<k:]

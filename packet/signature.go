@@ -236,30 +236,52 @@ const (
 )
 
 func (s *Signature) subpackets(area []byte, hashed bool, offset int64) error {
-	for len(area) > 0 {
-		n, size, ok := subpacketLength(area)
-		if !ok || n == 0 || uint64(len(area)-size) < n {
-			return &StructuralError{"signature", offset, "malformed subpacket length"}
-		}
-		body := area[size : size+int(n)]
-		area = area[size+int(n):]
-		typ, data := body[0]&0x7f, body[1:]
-		switch typ {
+	sps, ok := Subpackets(area)
+	if !ok {
+		return &StructuralError{"signature", offset, "malformed subpacket length"}
+	}
+	for _, sp := range sps {
+		switch sp.Type {
 		case subCreationTime:
-			if hashed && len(data) == 4 {
-				s.Created = time.Unix(int64(binary.BigEndian.Uint32(data)), 0)
+			if hashed && len(sp.Data) == 4 {
+				s.Created = time.Unix(int64(binary.BigEndian.Uint32(sp.Data)), 0)
 			}
 		case subIssuerKeyID:
-			if len(data) == 8 && (hashed || s.IssuerKeyID == 0) {
-				s.IssuerKeyID = binary.BigEndian.Uint64(data)
+			if len(sp.Data) == 8 && (hashed || s.IssuerKeyID == 0) {
+				s.IssuerKeyID = binary.BigEndian.Uint64(sp.Data)
 			}
 		case subIssuerFingerprint:
-			if len(data) > 1 && (hashed || s.IssuerFingerprint == nil) {
-				s.IssuerFingerprint = data[1:]
+			if len(sp.Data) > 1 && (hashed || s.IssuerFingerprint == nil) {
+				s.IssuerFingerprint = sp.Data[1:]
 			}
 		}
 	}
 	return nil
+}
+
+// Subpacket is one signature subpacket (RFC 9580 §5.2.3.7): its type
+// without the critical bit, that bit, and its data.
+type Subpacket struct {
+	Type     byte
+	Critical bool
+	Data     []byte
+}
+
+// Subpackets splits a subpacket area, the one decoder of subpacket
+// lengths (new-format length octets without the partial form). ok is
+// false at a malformed length; the subpackets before it are returned.
+// The data are slices of area.
+func Subpackets(area []byte) (sps []Subpacket, ok bool) {
+	for len(area) > 0 {
+		n, size, lok := subpacketLength(area)
+		if !lok || n == 0 || uint64(len(area)-size) < n {
+			return sps, false
+		}
+		body := area[size : size+int(n)]
+		area = area[size+int(n):]
+		sps = append(sps, Subpacket{Type: body[0] & 0x7f, Critical: body[0]&0x80 != 0, Data: body[1:]})
+	}
+	return sps, true
 }
 
 // subpacketLength decodes a subpacket length (RFC 9580 §5.2.3.7), which
