@@ -76,6 +76,15 @@ func (r *aeadRuns) Run(want int) ([]byte, error) {
 	return r.seg[r.off:], nil
 }
 
+// Lend implements iobuf.Lender when the engine can lend its plaintext
+// buffer (the piece opener keeps two and decrypts into the one not lent).
+func (r *aeadRuns) Lend() func() {
+	if l, ok := r.src.(interface{ Lend() func() }); ok && r.off < len(r.seg) {
+		return l.Lend()
+	}
+	return nil
+}
+
 // Advance implements iobuf.RunSource.
 func (r *aeadRuns) Advance(n int) {
 	if n < 0 || n > len(r.seg)-r.off {

@@ -539,7 +539,31 @@ func offsetOf(r iobuf.Reader) int64 {
 // copyOut streams a literal body to out, marking write failures so they
 // are reported as such.
 func copyOut(out io.Writer, body iobuf.Reader) (int64, error) {
+	if ow, ok := out.(iobuf.OwnedWriter); ok {
+		// A writer on its own goroutine is lent the verified buffers.
+		return iobuf.WriteTo(body, ownedMarks{markWrites{out}, ow})
+	}
 	return iobuf.WriteTo(body, markWrites{out})
+}
+
+// ownedMarks is markWrites for an output that takes lent buffers.
+type ownedMarks struct {
+	markWrites
+	ow iobuf.OwnedWriter
+}
+
+func (m ownedMarks) WriteOwned(p []byte, release func()) error {
+	if err := m.ow.WriteOwned(p, release); err != nil {
+		return writeError{err}
+	}
+	return nil
+}
+
+func (m ownedMarks) Wait() error {
+	if err := m.ow.Wait(); err != nil {
+		return writeError{err}
+	}
+	return nil
 }
 
 // markWrites wraps the output's errors in writeError.

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pgpstream/pgpstream/internal/chunk"
+	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -149,6 +151,67 @@ func TestSegmentFor(t *testing.T) {
 		}
 		if seg&(seg-1) != 0 || seg+grow > max(room, 1) || (room >= 2 && 2*seg+4 <= room && 2*seg <= literalSeg) {
 			t.Fatalf("segmentFor(%d) = %d", room, seg)
+		}
+	}
+}
+
+// scribbler is an output on its own goroutine (iobuf.AsyncWriter over a
+// slow writer) that scribbles over every lent buffer once it is done
+// with it: if the decryption reused a buffer still lent, or released one
+// early, the output would differ.
+type scribbler struct {
+	*iobuf.AsyncWriter
+	lent int
+}
+
+func (s *scribbler) WriteOwned(p []byte, release func()) error {
+	s.lent++
+	return s.AsyncWriter.WriteOwned(p, func() { release() })
+}
+
+type slowBuffer struct{ bytes.Buffer }
+
+func (s *slowBuffer) Write(p []byte) (int, error) {
+	time.Sleep(200 * time.Microsecond)
+	return s.Buffer.Write(p)
+}
+
+// TestDecryptLends: AEAD plaintext goes to a writer on its own goroutine
+// from the buffers it was decrypted into, lent and not copied, signed
+// or not, and arrives whole; the hashes read the lent buffers too.
+func TestDecryptLends(t *testing.T) {
+	privs, el := readSecretKeys(t, filepath.Join("..", "testdata", "aead", "key-sec.asc"))
+	var rcpt []Recipient
+	for _, sk := range el[0].Subkeys {
+		rcpt = append(rcpt, Recipient{Pub: sk.PublicKey})
+	}
+	signer := testEntity(t, "ed25519")
+	for _, signed := range []bool{false, true} {
+		for _, size := range []int{0, 1000, 4<<20 + 5, 9<<20 + 17} {
+			pt := payload(size)
+			opt := EncryptOptions{Recipients: rcpt, Format: AEADv1, AEAD: packet.AEADOCB, ChunkByte: 16}
+			if signed {
+				opt.Signers = []Signer{signerOf(signer, packet.HashSHA512)}
+			}
+			var ct bytes.Buffer
+			if _, err := Encrypt(bytes.NewReader(pt), &ct, opt); err != nil {
+				t.Fatal(err)
+			}
+			var sink slowBuffer
+			out := &scribbler{AsyncWriter: iobuf.NewAsyncWriter(&sink)}
+			res, err := Decrypt(bytes.NewReader(ct.Bytes()), out, DecryptOptions{Keys: secretKeys{privs: privs}, Signers: entityKeys{signer}})
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil || !bytes.Equal(sink.Bytes(), pt) {
+				t.Fatalf("signed %v, %d bytes: %v, %d bytes out", signed, size, err, sink.Len())
+			}
+			if size > 4<<20 && out.lent == 0 {
+				t.Fatalf("signed %v, %d bytes: nothing was lent", signed, size)
+			}
+			if signed && (len(res.Signatures) != 1 || res.Signatures[0].Status != SigGood) {
+				t.Fatalf("signed, %d bytes: %+v", size, res.Signatures)
+			}
 		}
 	}
 }

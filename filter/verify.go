@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync/atomic"
 	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -335,6 +336,9 @@ func (v *verifier) writer(out io.Writer) io.Writer {
 	// the whole literal, the slowest primitive of a signed message)
 	// overlaps the decryption and the output's write(2)s.
 	v.async = asynchash.New(ws...)
+	if ow, ok := out.(iobuf.OwnedWriter); ok {
+		return &ownedTee{teeWriter{hashes: v.async, out: out}, ow}
+	}
 	return &teeWriter{hashes: v.async, out: out}
 }
 
@@ -350,6 +354,28 @@ func (t *teeWriter) Write(p []byte) (int, error) {
 	t.hashes.Write(p[:n])
 	return n, err
 }
+
+// ownedTee is teeWriter for an output that takes lent buffers: the
+// hashes read a lent buffer in place too, and it is released once both
+// are done with it.
+type ownedTee struct {
+	teeWriter
+	ow iobuf.OwnedWriter
+}
+
+func (t *ownedTee) WriteOwned(p []byte, release func()) error {
+	var refs atomic.Int32
+	refs.Store(2)
+	done := func() {
+		if refs.Add(-1) == 0 {
+			release()
+		}
+	}
+	t.hashes.WriteShared(p, done)
+	return t.ow.WriteOwned(p, done)
+}
+
+func (t *ownedTee) Wait() error { return t.ow.Wait() }
 
 // finish checks the signature-first signatures, reports one-pass
 // packets whose signature never came, and returns every result in packet

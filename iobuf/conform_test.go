@@ -81,3 +81,53 @@ func TestAheadBounded(t *testing.T) {
 		t.Errorf("Drain: %d, %v", n, err)
 	}
 }
+
+// slowWriter takes its time over each write and keeps what it wrote.
+type slowWriter struct {
+	bytes.Buffer
+	fail int // fail the write after this many bytes (0: never)
+}
+
+func (s *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	if s.fail > 0 && s.Len()+len(p) > s.fail {
+		return 0, errBroken
+	}
+	return s.Buffer.Write(p)
+}
+
+// TestAsyncWriterOrder: lent and plain writes reach the writer in order,
+// every lent buffer is released once, and an error comes back from Wait
+// and from the writes after it.
+func TestAsyncWriterOrder(t *testing.T) {
+	var w slowWriter
+	a := iobuf.NewAsyncWriter(&w)
+	var want bytes.Buffer
+	released := 0
+	for i := range 50 {
+		p := bytes.Repeat([]byte{byte(i)}, 1000+i)
+		want.Write(p)
+		if i%3 == 0 {
+			a.Write(p)
+			continue
+		}
+		q := bytes.Clone(p)
+		a.WriteOwned(q, func() { released++; clear(q) })
+	}
+	if err := a.Close(); err != nil || !bytes.Equal(w.Bytes(), want.Bytes()) || released != 33 {
+		t.Fatalf("err %v, %d bytes (want %d), %d released", err, w.Len(), want.Len(), released)
+	}
+
+	f := slowWriter{fail: 5000}
+	a = iobuf.NewAsyncWriter(&f)
+	for range 10 {
+		a.WriteOwned(make([]byte, 1000), func() {})
+	}
+	if err := a.Wait(); !errors.Is(err, errBroken) {
+		t.Fatalf("Wait: %v", err)
+	}
+	if err := a.WriteOwned(make([]byte, 10), func() {}); !errors.Is(err, errBroken) {
+		t.Fatalf("a write after the error: %v", err)
+	}
+	a.Close()
+}

@@ -29,8 +29,9 @@ type Joined struct {
 	src RunSource
 	// join[:old] are bytes of finished runs, already consumed from src;
 	// join[old:] copies the current run's first bytes, not consumed.
-	join []byte
-	old  int
+	join   []byte
+	old    int
+	joined bool // the last Peek returned the side buffer
 }
 
 // NewJoined returns the Reader over src.
@@ -41,6 +42,7 @@ func (j *Joined) Peek(n int) ([]byte, error) {
 	if n > MaxPeek {
 		return nil, ErrPeekTooLarge
 	}
+	j.joined = true
 	if j.old > 0 {
 		if j.old >= n {
 			return j.join[:j.old], nil
@@ -48,6 +50,7 @@ func (j *Joined) Peek(n int) ([]byte, error) {
 		return j.joinPeek(n)
 	}
 	run, err := j.src.Run(n)
+	j.joined = len(run) < n
 	switch {
 	case len(run) == 0 && err != nil:
 		return nil, err
@@ -90,6 +93,16 @@ func (j *Joined) Consume(n int) {
 		j.join, j.old = j.join[:0], 0
 	}
 	j.src.Advance(n)
+}
+
+// Lend implements Lender when the source does: the bytes of the last
+// Peek are its run's, unless they were joined.
+func (j *Joined) Lend() func() {
+	l, ok := j.src.(Lender)
+	if !ok || j.joined {
+		return nil
+	}
+	return l.Lend()
 }
 
 // Pending reports whether joined bytes are waiting in the side buffer

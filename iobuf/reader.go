@@ -222,8 +222,26 @@ func Discard(r Reader) error {
 
 // WriteTo drains r into w. A round of at least gatherMin bytes goes
 // straight from r's buffer to w; smaller ones are gathered first (one
-// copy), so every write but the last is at least gatherMin bytes.
+// copy), so every write but the last is at least gatherMin bytes. When w
+// writes on a goroutine of its own (an OwnedWriter) and r can lend its
+// buffer (a Lender), a large round is lent to w instead of written
+// in place, and WriteTo returns once w has written everything.
 func WriteTo(r Reader, w io.Writer) (int64, error) {
+	ow, _ := w.(OwnedWriter)
+	lr, _ := r.(Lender)
+	if ow == nil || lr == nil {
+		ow, lr = nil, nil
+	}
+	total, err := writeTo(r, w, ow, lr)
+	if ow != nil {
+		if werr := ow.Wait(); err == nil {
+			err = werr
+		}
+	}
+	return total, err
+}
+
+func writeTo(r Reader, w io.Writer, ow OwnedWriter, lr Lender) (int64, error) {
 	var total int64
 	var g []byte // gathered rounds, not yet written
 	flush := func() error {
@@ -240,6 +258,19 @@ func WriteTo(r Reader, w io.Writer) (int64, error) {
 	for {
 		buf, err := r.Peek(1)
 		for len(buf) > 0 {
+			if len(g) == 0 && lr != nil {
+				// Lent, whatever its size: the writer joins small
+				// runs into one writev(2) itself.
+				if release := lr.Lend(); release != nil {
+					werr := ow.WriteOwned(buf, release)
+					r.Consume(len(buf))
+					total += int64(len(buf))
+					if werr != nil {
+						return total, werr
+					}
+					break
+				}
+			}
 			if len(g) == 0 && len(buf) >= gatherMin {
 				n, werr := w.Write(buf)
 				r.Consume(n)

@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/pgpstream/pgpstream/iobuf"
 )
 
 // holdback is how much decrypted plaintext pgpstream keeps back from
@@ -151,8 +154,29 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 	}
 	t.through = through
 	st.onCleanup(t.discard) // a no-op after install
-	o := &output{w: t.w, name: path, released: func() bool { return false }, stream: func() {}, abort: t.discard}
+	// A second core writes the file while the next chunk is decrypted,
+	// from the buffers the decryption lends it (iobuf.AsyncWriter).
+	var w io.Writer = t.w
+	var aw *iobuf.AsyncWriter
+	if runtime.GOMAXPROCS(0) > 1 {
+		aw = iobuf.NewAsyncWriter(t.w)
+		w = aw
+		st.onCleanup(func() { aw.Close() }) // before the discard: cleanups run last first
+	}
+	discard := func() {
+		if aw != nil {
+			aw.Close()
+		}
+		t.discard()
+	}
+	o := &output{w: w, name: path, released: func() bool { return false }, stream: func() {}, abort: discard}
 	o.commit = func() error {
+		if aw != nil {
+			if err := aw.Close(); err != nil {
+				t.discard()
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+		}
 		if err := st.streamsBroken(); err != nil {
 			// What the command said about this output (its
 			// signatures, its status lines) did not arrive: the

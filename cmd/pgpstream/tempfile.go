@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pgpstream/pgpstream/iobuf"
 )
 
 // tempFile is an output file being written, which gets its name only
@@ -116,12 +118,24 @@ type writeback struct {
 
 func (w *writeback) Write(p []byte) (int, error) {
 	n, err := w.f.Write(p)
-	w.off += int64(n)
+	w.wrote(int64(n))
+	return n, err
+}
+
+// WriteVectors implements iobuf.VectorWriter: writev(2) on the file, so
+// a packet's length octets go out between its runs without a copy.
+func (w *writeback) WriteVectors(bufs [][]byte) (int64, error) {
+	n, err := iobuf.Vectors(w.f).WriteVectors(bufs)
+	w.wrote(n)
+	return n, err
+}
+
+func (w *writeback) wrote(n int64) {
+	w.off += n
 	if w.start && w.off-w.synced >= writebackChunk {
 		unix.SyncFileRange(int(w.f.Fd()), w.synced, w.off-w.synced, unix.SYNC_FILE_RANGE_WRITE)
 		w.synced = w.off
 	}
-	return n, err
 }
 
 // seal ends the writing: the file gets the owner (where permitted) of

@@ -3,6 +3,7 @@ package chunk
 import (
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -53,6 +54,12 @@ type pieceOpener struct {
 	cs  int
 	buf []byte // plaintext: verified chunks, then the chunk being opened
 
+	// Two plaintext buffers: the run handed out may be lent (to a writer
+	// on another goroutine) while the next is opened into the other.
+	bufs  [2][]byte
+	cur   int
+	loans [2]sync.WaitGroup
+
 	// lag holds the last bytes taken from src that may yet turn out to
 	// be the two tags at the end: a byte is fed to the chunk only once
 	// 2*TagSize bytes are known to follow it.
@@ -75,7 +82,33 @@ type pieceOpener struct {
 
 func newPieceOpener(src iobuf.Reader, cc *crypter, cs int) *pieceOpener {
 	n := max(cs, seqRun)
-	return &pieceOpener{src: src, cc: cc, p: cc.pieces, cs: cs, buf: make([]byte, n, n+TagSize)}
+	o := &pieceOpener{src: src, cc: cc, p: cc.pieces, cs: cs, buf: make([]byte, n, n+TagSize)}
+	o.bufs[0] = o.buf
+	return o
+}
+
+// Lend keeps the run Next returned as it is until release is called:
+// the next run is opened into the other buffer, which is made on the
+// first loan (a message read in place costs one).
+func (o *pieceOpener) Lend() (release func()) {
+	if o.bufs[1] == nil {
+		o.bufs[1] = make([]byte, len(o.buf), cap(o.buf))
+	}
+	wg := &o.loans[o.cur]
+	wg.Add(1)
+	return wg.Done
+}
+
+// nextBuffer moves to the buffer not lent, waiting for its loans.
+func (o *pieceOpener) nextBuffer() {
+	if o.bufs[1] == nil {
+		// Never lent: keep the one buffer.
+		o.loans[0].Wait()
+		return
+	}
+	o.cur ^= 1
+	o.loans[o.cur].Wait()
+	o.buf = o.bufs[o.cur]
 }
 
 func (o *pieceOpener) Close() {}
@@ -83,6 +116,7 @@ func (o *pieceOpener) Close() {}
 // Next opens chunks until the buffer has no room for another one or the
 // stream ends, and returns their plaintext.
 func (o *pieceOpener) Next() ([]byte, error) {
+	o.nextBuffer()
 	o.base = 0
 	for o.err == nil && !o.done && o.base+o.cs <= len(o.buf) {
 		o.err = o.step()
