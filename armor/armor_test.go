@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // crc24Bitwise is the bit-at-a-time definition from RFC 9580 §6.1, the
@@ -505,13 +507,8 @@ func TestArmorWriterErrors(t *testing.T) {
 // (fails, when PGPSTREAM_REQUIRE_PEERS is set).
 func gpg(t *testing.T, stdin []byte, args ...string) []byte {
 	t.Helper()
-	path, err := exec.LookPath("gpg")
-	if err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatal("gpg is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-		}
-		t.Skip("gpg is not installed")
-	}
+	testpeer.Need(t, "gpg")
+	path, _ := exec.LookPath("gpg")
 	home := t.TempDir()
 	os.Chmod(home, 0o700)
 	t.Cleanup(func() {

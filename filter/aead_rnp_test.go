@@ -10,6 +10,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -17,12 +18,7 @@ import (
 // PGPSTREAM_REQUIRE_PEERS is set (CI), where a missing peer fails.
 func requirePeer(t *testing.T, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatalf("%s is not installed and PGPSTREAM_REQUIRE_PEERS is set", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
+	testpeer.Need(t, name)
 }
 
 func run(t *testing.T, name string, args ...string) {

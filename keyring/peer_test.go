@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // requirePeer skips the test when the peer program is not installed,
@@ -14,12 +16,7 @@ import (
 // peer is a failure, so a test that stopped testing is noticed.
 func requirePeer(t *testing.T, name string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-			t.Fatalf("%s is not installed and PGPSTREAM_REQUIRE_PEERS is set", name)
-		}
-		t.Skipf("%s is not installed (set PGPSTREAM_REQUIRE_PEERS=1 to make this a failure)", name)
-	}
+	testpeer.Need(t, name)
 }
 
 // gnupgHome makes a short-lived GNUPGHOME. It lives under os.TempDir, not

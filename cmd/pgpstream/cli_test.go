@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/pgpstream/pgpstream/internal/testhook"
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // TestMain lets the test binary run as pgpstream inside scripts and in
@@ -47,8 +48,8 @@ func scriptParams(dir string) testscript.Params {
 			e.Setenv("TESTDATA", testdata)
 			e.Setenv("PGPSTREAM_HOME", e.WorkDir+"/.pgpstream")
 			e.Setenv("GNUPGHOME", e.WorkDir+"/.gnupg")
-			if v := os.Getenv("PGPSTREAM_REQUIRE_PEERS"); v != "" {
-				e.Setenv("PGPSTREAM_REQUIRE_PEERS", v)
+			if v := os.Getenv(testpeer.Env); v != "" {
+				e.Setenv(testpeer.Env, v)
 			}
 			return os.MkdirAll(e.WorkDir+"/.gnupg", 0o700)
 		},
@@ -60,7 +61,7 @@ func scriptParams(dir string) testscript.Params {
 				if _, err := exec.LookPath(name); err == nil {
 					return true, nil
 				}
-				if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
+				if testpeer.Required() {
 					return false, &missingPeer{name}
 				}
 				return false, nil

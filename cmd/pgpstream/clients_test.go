@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // A client scenario is a script in testdata/clients that drives one
@@ -81,7 +83,7 @@ var clientBinary = sync.OnceValues(func() (string, error) {
 const systemPython = "/usr/bin/python3"
 
 func TestClients(t *testing.T) {
-	if testing.Short() && os.Getenv("PGPSTREAM_REQUIRE_PEERS") == "" {
+	if testing.Short() && !testpeer.Required() {
 		t.Skip("the client scenarios take minutes; run without -short")
 	}
 	realGPG := lookTool(t, "gpg")

@@ -12,6 +12,8 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 	"golang.org/x/sys/unix"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // TestKeyringDiskFull fills a small tmpfs to every page count around the
@@ -43,7 +45,7 @@ func TestKeyringDiskFull(t *testing.T) {
 func diskFull(t *testing.T, base []string, newKey string) {
 	mnt := t.TempDir()
 	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=1m,mode=0700"); err != nil {
-		if os.Getuid() == 0 && os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
+		if os.Getuid() == 0 && testpeer.Required() {
 			t.Fatalf("mounting a tmpfs: %v (PGPSTREAM_REQUIRE_PEERS is set and this runs as root)", err)
 		}
 		t.Skipf("SKIPPED: the full-disk keyring test cannot mount a tmpfs (%v); it needs root", err)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // Every client reads --version its own way (see gnupgVersion); each
@@ -55,7 +57,7 @@ func TestVersionAsClientsParseIt(t *testing.T) {
 	var gpgOut string
 	if b, err := exec.Command("gpg", "--version").Output(); err == nil {
 		gpgOut = string(b)
-	} else if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
+	} else if testpeer.Required() {
 		t.Fatalf("gpg --version: %v", err)
 	}
 	for name, parse := range parsers {

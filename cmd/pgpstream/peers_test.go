@@ -1,19 +1,17 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // peerMissing skips the test because of what is missing, or fails it
 // when PGPSTREAM_REQUIRE_PEERS says every peer must be there (CI sets it).
 func peerMissing(t testing.TB, what string) {
 	t.Helper()
-	if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-		t.Fatalf("%s, and PGPSTREAM_REQUIRE_PEERS is set", what)
-	}
-	t.Skip(what)
+	testpeer.Missing(t, what)
 }
 
 // lookTool is the path of the program name, else peerMissing.

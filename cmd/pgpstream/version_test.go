@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pgpstream/pgpstream/internal/hwf"
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 var hwflistRE = regexp.MustCompile(`(?m)^hwflist:((?:[a-z0-9.-]+:)*)$`)
@@ -119,10 +120,7 @@ func TestVersionARM64(t *testing.T) {
 	qemu, err := exec.LookPath("qemu-aarch64")
 	if err != nil {
 		if qemu, err = exec.LookPath("qemu-aarch64-static"); err != nil {
-			if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-				t.Fatal("qemu-aarch64 is not installed and PGPSTREAM_REQUIRE_PEERS is set")
-			}
-			t.Skip("qemu-aarch64 not installed")
+			testpeer.Missing(t, "qemu-aarch64 is not installed")
 		}
 	}
 	bin := filepath.Join(t.TempDir(), "pgpstream-arm64")

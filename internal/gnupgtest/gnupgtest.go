@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
 
 // Home is a temporary GNUPGHOME.
@@ -22,14 +24,7 @@ type Home struct {
 // unless PGPSTREAM_REQUIRE_PEERS is set (CI), where it fails.
 func Require(t testing.TB) {
 	t.Helper()
-	for _, name := range []string{"gpg", "gpgconf", "gpg-agent"} {
-		if _, err := exec.LookPath(name); err != nil {
-			if os.Getenv("PGPSTREAM_REQUIRE_PEERS") != "" {
-				t.Fatalf("%s is not installed and PGPSTREAM_REQUIRE_PEERS is set", name)
-			}
-			t.Skipf("%s is not installed", name)
-		}
-	}
+	testpeer.Need(t, "gpg", "gpgconf", "gpg-agent")
 }
 
 // New makes an empty home under /tmp (the agent's socket path must stay
