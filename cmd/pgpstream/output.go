@@ -94,7 +94,9 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 	path := out.path
 	if path == "" || path == "-" {
 		growPipe(st.stdout)
-		return streamOutput(st.stdout, "standard output", hold), nil
+		o := streamOutput(st.stdout, "standard output", hold)
+		asyncStdout(st, opts, o)
+		return o, nil
 	}
 	target, fi, descriptor, err := resolveOutput(path)
 	if err != nil {
@@ -405,6 +407,63 @@ func streamOutput(w io.Writer, name string, hold bool) *output {
 	}
 	return o
 }
+
+// asyncStdout writes standard output on a goroutine of its own when it is
+// a file or a pipe, there is a second core, and the command writes only a
+// message there (encrypt, decrypt), from the buffers the
+// decryption lends it once the hold-back is past (see AsyncWriter). Not
+// when the status lines or messages share the descriptor: their order
+// with the data would change.
+func asyncStdout(st *state, opts *options, o *output) {
+	f, ok := unwatched(st.stdout).(*os.File)
+	if !ok || o.terminal || runtime.GOMAXPROCS(0) < 2 || opts.statusFd == 1 || opts.loggerFd == 1 {
+		return
+	}
+	if opts.cmd != "decrypt" && opts.cmd != "encrypt" {
+		return // commands whose output is only the message's bytes
+	}
+	if fi, err := f.Stat(); err != nil || !(fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) {
+		return
+	}
+	aw := iobuf.NewAsyncWriter(st.stdout)
+	st.onCleanup(func() { aw.Close() })
+	commit, abort := o.commit, o.abort
+	if h, ok := o.w.(*holdWriter); ok {
+		h.dst = aw
+		o.w = ownedHold{h, aw}
+	} else {
+		o.w = aw
+	}
+	o.commit = func() error {
+		err := commit()
+		if cerr := aw.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	o.abort = func() {
+		abort()
+		aw.Close()
+	}
+}
+
+// ownedHold is the hold-back writer before an AsyncWriter: held bytes are
+// copied as before; once it streams, lent buffers go to the goroutine.
+type ownedHold struct {
+	*holdWriter
+	aw *iobuf.AsyncWriter
+}
+
+func (h ownedHold) WriteOwned(p []byte, release func()) error {
+	if !h.streaming {
+		_, err := h.Write(p)
+		release()
+		return err
+	}
+	return h.aw.WriteOwned(p, release)
+}
+
+func (h ownedHold) Wait() error { return h.aw.Wait() }
 
 // inPlaceOutput opens a FIFO or a device for writing, as a stream.
 func inPlaceOutput(st *state, path, target string, hold bool) (*output, error) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"strconv"
 
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/sop"
 )
@@ -26,5 +28,6 @@ func runSOP(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, bool
 	default:
 		return 0, false
 	}
-	return sop.Run(rest, sop.Env{Prog: prog, Version: version, Stdin: stdin, Stdout: stdout, Stderr: stderr}), true
+	fd := func(n int) (*os.File, error) { return callerFile("@FD:"+strconv.Itoa(n), n) }
+	return sop.Run(rest, sop.Env{Prog: prog, Version: version, Stdin: stdin, Stdout: stdout, Stderr: stderr, FD: fd}), true
 }

@@ -64,14 +64,11 @@ func (c *call) openDesignator(name string) (io.ReadCloser, error) {
 		if fd == 0 {
 			return io.NopCloser(c.env.Stdin), nil
 		}
-		f := os.NewFile(uintptr(fd), name)
-		if f == nil {
-			return nil, fail(codeMissingInput, "%s: not an open file descriptor", name)
-		}
-		if _, err := f.Stat(); err != nil {
+		f, err := c.fd(fd)
+		if err != nil {
 			return nil, failWith(codeMissingInput, err, "%s: not an open file descriptor", name)
 		}
-		return f, nil
+		return io.NopCloser(f), nil
 	}
 	return nil, fail(codeUnsupportedSpecialPrefix, "%q: pgpstream knows the special designators @ENV:NAME and @FD:N", name)
 }
@@ -115,9 +112,7 @@ func (c *call) checkOutput(name string) error {
 		if fd <= 2 {
 			return nil
 		}
-		if f := os.NewFile(uintptr(fd), name); f == nil {
-			return fail(codeUnspecificFailure, "%s: not an open file descriptor", name)
-		} else if _, err := f.Stat(); err != nil {
+		if _, err := c.fd(fd); err != nil {
 			return failWith(codeUnspecificFailure, err, "%s: not an open file descriptor", name)
 		}
 		return nil
@@ -164,8 +159,11 @@ func (c *call) createOutput(name string, private bool) (io.Writer, func() error,
 		case 0:
 			return nil, nil, fail(codeUnspecificFailure, "%s: standard input is not an output", name)
 		}
-		f := os.NewFile(uintptr(fd), name)
-		return f, f.Close, nil
+		f, err := c.fd(fd)
+		if err != nil {
+			return nil, nil, failWith(codeUnspecificFailure, err, "%s: not an open file descriptor", name)
+		}
+		return f, func() error { return nil }, nil // the caller's descriptor: left open
 	}
 	mode := os.FileMode(0o644)
 	if private {
@@ -189,4 +187,12 @@ func (c *call) checkOutputs(options ...string) error {
 		}
 	}
 	return nil
+}
+
+// fd is the caller's descriptor n, through Env.FD.
+func (c *call) fd(n int) (*os.File, error) {
+	if c.env.FD == nil {
+		return nil, errors.New("descriptors are not available")
+	}
+	return c.env.FD(n)
 }

@@ -34,6 +34,11 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// LookupEnv reads @ENV: designators; nil is os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// FD is the caller's descriptor n (@FD:n above 2): one *os.File per
+	// descriptor for the whole run, so that no file dropped and
+	// collected closes it under a later use; an error when the caller
+	// did not open it.
+	FD func(n int) (*os.File, error)
 }
 
 // command is one subcommand: its synopsis, the options it takes, and
