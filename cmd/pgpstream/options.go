@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pgpstream/pgpstream/internal/bounded"
+	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -255,7 +256,7 @@ func command(name string) func(*options, string) error {
 // --help says, and, for gpg's options that change nothing here, why.
 // The kNoop entries are the one list of accepted-and-ignored options;
 // --help and README's compatibility section are made from it.
-var optionTable = append(append(append(baseOptions, profileOptions()...), lifecycleOpts...), networkOptions()...)
+var optionTable = append(append(append(append(baseOptions, profileOptions()...), lifecycleOpts...), networkOptions()...), docOptions...)
 
 var baseOptions = []optDef{
 	// Commands.
@@ -394,9 +395,9 @@ var baseOptions = []optDef{
 	{long: "no-batch", cat: catIO, hidden: true, usage: "undo --batch", set: clearBool(func(o *options) *bool { return &o.batch })},
 	{long: "yes", cat: catIO, usage: "assume yes: overwrite files, delete keys", set: setBool(func(o *options) *bool { return &o.yes })},
 	{long: "fsync", cat: catIO, usage: "flush every -o FILE to disk before it gets its name, so that a crash leaves it whole or absent (a file replaced with --yes always is); pgpstream's own option, gpg has none", set: setBool(func(o *options) *bool { return &o.fsync })},
-	{long: "quiet", short: 'q', cat: catIO, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
-	{long: "verbose", short: 'v', cat: catIO, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
-	{long: "no-verbose", cat: catIO, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
+	{long: "quiet", short: 'q', cat: catDiag, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
+	{long: "verbose", short: 'v', cat: catDiag, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
+	{long: "no-verbose", cat: catDiag, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-tty", cat: catIO, usage: "never use the terminal: no prompt (a missing passphrase is an error), no progress line", set: setBool(func(o *options) *bool { return &o.noTTY })},
 	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write data no signature vouches for: an unencrypted message's, or to -o FILE a message whose signatures could not be checked (exit status 2)", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
 	{long: "ignore-mdc-error", alias: "allow-unprotected", hidden: true},
@@ -416,14 +417,14 @@ var baseOptions = []optDef{
 	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
 	{long: "status-fd", arg: "N", cat: catIO, usage: "write gpg's machine-readable status lines to file descriptor N", set: setInt("status-fd", func(o *options) *int { return &o.statusFd })},
 	{long: "status-file", arg: "FILE", cat: catIO, usage: "write gpg's machine-readable status lines to FILE", set: setString(func(o *options) *string { return &o.statusFile })},
-	{long: "logger-fd", arg: "N", cat: catIO, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
-	{long: "logger-file", arg: "FILE", cat: catIO, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
+	{long: "logger-fd", arg: "N", cat: catDiag, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
+	{long: "logger-file", arg: "FILE", cat: catDiag, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
 	{long: "log-file", alias: "logger-file", arg: "FILE", hidden: true},
 	{long: "multifile", cat: catIO, usage: "with --encrypt, --decrypt or --verify: each FILE (or each line of standard input when none is given) is a message of its own; --encrypt writes FILE.gpg (.asc with --armor), --decrypt writes FILE without its .gpg, .pgp, .asc or .sig", set: setBool(func(o *options) *bool { return &o.multifile })},
 	{long: "enable-special-filenames", cat: catIO, usage: "a file argument -&N means file descriptor N", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
 
 	// Diagnostics.
-	{long: "disable-hwf", arg: "NAME", cat: catDiag, usage: "switch off a CPU feature for every engine (repeatable)", set: addString(func(o *options) *[]string { return &o.disableHWF })},
+	{long: "disable-hwf", arg: "NAME", cat: catDiag, usage: "switch off a CPU feature for every engine (repeatable): " + strings.Join(hwf.Names(), ", "), set: addString(func(o *options) *[]string { return &o.disableHWF })},
 
 	// gpg's options that change nothing in pgpstream. Each says why; this
 	// is the list README's compatibility section is made from.
