@@ -413,7 +413,7 @@ var baseOptions = []optDef{
 	}},
 	{long: "textmode", short: 't', cat: catIO, usage: "accepted when reading (a signature's type decides); refused for writing: pgpstream writes binary literal data", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
-	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error (default when it is a terminal, without --batch)", set: setBool(func(o *options) *bool { return &o.progress })},
+	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},
 	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
 	{long: "status-fd", arg: "N", cat: catIO, usage: "write gpg's machine-readable status lines to file descriptor N", set: setInt("status-fd", func(o *options) *int { return &o.statusFd })},
 	{long: "status-file", arg: "FILE", cat: catIO, usage: "write gpg's machine-readable status lines to FILE", set: setString(func(o *options) *string { return &o.statusFile })},
