@@ -17,7 +17,7 @@ import (
 var argValues = map[string][]string{
 	"cipher-algo":      {"AES128", "AES192", "AES256"},
 	"compress-algo":    {"none", "zip", "zlib"},
-	"digest-algo":      {"SHA256", "SHA384", "SHA512", "SHA224", "SHA1"},
+	"digest-algo":      {"SHA256", "SHA384", "SHA512", "SHA224", "SHA3-256", "SHA3-512", "SHA1"},
 	"aead-algo":        {"OCB", "EAX", "GCM"},
 	"pinentry-mode":    {"default", "ask", "loopback", "cancel", "error"},
 	"trust-model":      {"pgp", "classic", "direct", "always", "auto"},
