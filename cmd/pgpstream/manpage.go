@@ -58,15 +58,23 @@ func manpage() string {
 	return r.b.String()
 }
 
+// releaseDate is the day of the commit a release was built from, set
+// with -ldflags "-X main.releaseDate=YYYY-MM-DD" (make dist, make
+// install).
+var releaseDate string
+
 // buildDate is the manual's date: the day SOURCE_DATE_EPOCH names, as
-// reproducible builds set it, else the day of the commit the binary was
-// built from (Go stamps it with the VCS details), so that one commit
-// makes one manual; "" when neither is known.
+// reproducible builds set it, else releaseDate, else the day of the
+// commit the binary was built from (Go stamps it with the VCS details),
+// so that one commit makes one manual; "" when none is known.
 func buildDate() string {
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return time.Unix(n, 0).UTC().Format(time.DateOnly)
 		}
+	}
+	if releaseDate != "" {
+		return releaseDate
 	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {

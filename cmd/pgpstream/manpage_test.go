@@ -128,3 +128,33 @@ func TestManpageEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// make install puts the binary, the manual and the three completions
+// under DESTDIR/PREFIX, where man, bash-completion, zsh and fish find
+// them; the binary says the version git describe gives.
+func TestMakeInstall(t *testing.T) {
+	makeProg := lookTool(t, "make")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	cmd := exec.Command(makeProg, "-C", root, "--no-print-directory", "install", "PREFIX=/opt/pgp", "DESTDIR="+dest, "VERSION=9.8.7-test")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	for _, f := range []string{"bin/pgpstream", "share/man/man1/pgpstream.1", "share/bash-completion/completions/pgpstream",
+		"share/zsh/site-functions/_pgpstream", "share/fish/vendor_completions.d/pgpstream.fish"} {
+		if _, err := os.Stat(filepath.Join(dest, "opt/pgp", f)); err != nil {
+			t.Errorf("make install: %v", err)
+		}
+	}
+	out, err := exec.Command(filepath.Join(dest, "opt/pgp/bin/pgpstream"), "--version").Output()
+	if err != nil || !strings.Contains(string(out), "\npgpstream 9.8.7-test (") {
+		t.Errorf("the installed pgpstream --version: %v\n%s", err, out)
+	}
+	page := filepath.Join(dest, "opt/pgp/share/man/man1/pgpstream.1")
+	if shown := runQuiet(t, []string{"MANWIDTH=80"}, "man", "--warnings", "-l", page); !strings.Contains(shown, "pgpstream 9.8.7-test") {
+		t.Errorf("the installed manual does not name its version:\n%s", shown)
+	}
+}
