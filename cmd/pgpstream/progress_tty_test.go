@@ -108,7 +108,20 @@ func onTerminalStderr(t *testing.T, dir string, slave *os.File, env []string, ar
 // few progress ticks, and waits for pgpstream to succeed.
 func finish(t *testing.T, c *exec.Cmd, in *slowInput, rest []byte) {
 	t.Helper()
-	time.Sleep(4 * progressInterval)
+	finishWhen(t, c, in, rest, nil)
+}
+
+// finishWhen is finish that waits, instead of the pause, until drawn
+// reports that the progress was shown (or 20 seconds passed: the test's
+// own check then fails), so that a loaded machine gives no false alarm.
+func finishWhen(t *testing.T, c *exec.Cmd, in *slowInput, rest []byte, drawn func() bool) {
+	t.Helper()
+	if drawn == nil {
+		time.Sleep(4 * progressInterval)
+	}
+	for deadline := time.Now().Add(20 * time.Second); drawn != nil && !drawn() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	in.write(t, rest)
 	in.f.Close()
 	if err := c.Wait(); err != nil {
@@ -134,7 +147,9 @@ func TestProgressNotOverPrompt(t *testing.T) {
 		t.Errorf("the progress line was drawn over the prompt: %q", term.shown())
 	}
 	term.master.WriteString("pw\r")
-	finish(t, c, in, msg[len(msg)/2:])
+	finishWhen(t, c, in, msg[len(msg)/2:], func() bool {
+		return strings.Contains(strings.TrimPrefix(term.shown(), before+during), progressMark)
+	})
 	if after := strings.TrimPrefix(term.shown(), before+during); !strings.Contains(after, progressMark) {
 		t.Errorf("no progress line once the passphrase was given: %q", after)
 	}
@@ -226,6 +241,7 @@ func TestProgressNotDuringCommandFd(t *testing.T) {
 	if during := strings.TrimPrefix(term.shown(), asked); strings.Contains(during, progressMark) {
 		t.Errorf("the progress line was drawn while the command fd was asked: %q", during)
 	}
+	answered := term.shown()
 	cmdW.WriteString("pw\n")
 	cmdW.Close()
 	done := make(chan struct{})
@@ -235,7 +251,9 @@ func TestProgressNotDuringCommandFd(t *testing.T) {
 		}
 		close(done)
 	}()
-	finish(t, c, in, msg[len(msg)/2:])
+	finishWhen(t, c, in, msg[len(msg)/2:], func() bool {
+		return strings.Contains(strings.TrimPrefix(term.shown(), answered), progressMark)
+	})
 	<-done
 	i := len(status)
 	for j, l := range status {
@@ -298,7 +316,10 @@ func TestProgressNotOverPinentry(t *testing.T) {
 	in.open(t)
 	in.write(t, msg[:len(msg)/2])
 	term.waitShown(t, "[pinentry done]")
-	finish(t, c, in, msg[len(msg)/2:])
+	finishWhen(t, c, in, msg[len(msg)/2:], func() bool {
+		_, after, _ := strings.Cut(term.shown(), "[pinentry done]")
+		return strings.Contains(after, progressMark)
+	})
 	shown := term.shown()
 	_, during, _ := strings.Cut(shown, "[pinentry asks]")
 	during, after, _ := strings.Cut(during, "[pinentry done]")
