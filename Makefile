@@ -3,7 +3,8 @@ GO      ?= go
 BIN     := bin/pgpstream
 export GOFLAGS ?= -trimpath
 
-.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench gnupg-suite clean
+.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench gnupg-suite clean \
+	docs install uninstall dist dist-check
 
 all: build
 
@@ -87,5 +88,58 @@ fuzz:
 bench: build
 	./scripts/bench.sh $(BIN)
 
+# The manual page and the shell completions, written by the binary from
+# its option table; the binary has its version from git describe and the
+# manual its date from the commit (see scripts/dist.sh).
+VERSION           ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+DOCS := bin/man/pgpstream.1 bin/completions/pgpstream bin/completions/_pgpstream bin/completions/pgpstream.fish
+docs: $(DOCS)
+bin/pgpstream-release: FORCE
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION) -X main.releaseDate=$$(date -u -d @$(SOURCE_DATE_EPOCH) +%F)" -o $@ ./cmd/pgpstream
+bin/man/pgpstream.1: bin/pgpstream-release
+	@mkdir -p $(@D)
+	$< --print-manpage >$@
+bin/completions/pgpstream: bin/pgpstream-release
+	@mkdir -p $(@D)
+	$< --print-completion bash >$@
+bin/completions/_pgpstream: bin/pgpstream-release
+	@mkdir -p $(@D)
+	$< --print-completion zsh >$@
+bin/completions/pgpstream.fish: bin/pgpstream-release
+	@mkdir -p $(@D)
+	$< --print-completion fish >$@
+FORCE:
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary (version from
+# git describe), the manual and the completions where bash-completion, zsh
+# and fish look for them.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+install: bin/pgpstream-release docs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0755 bin/pgpstream-release $(DESTDIR)$(BINDIR)/pgpstream
+	install -m 0644 bin/man/pgpstream.1 $(DESTDIR)$(MANDIR)/man1/pgpstream.1
+	install -m 0644 bin/completions/pgpstream $(DESTDIR)$(BASHCOMPDIR)/pgpstream
+	install -m 0644 bin/completions/_pgpstream $(DESTDIR)$(ZSHCOMPDIR)/_pgpstream
+	install -m 0644 bin/completions/pgpstream.fish $(DESTDIR)$(FISHCOMPDIR)/pgpstream.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pgpstream $(DESTDIR)$(MANDIR)/man1/pgpstream.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/pgpstream $(DESTDIR)$(ZSHCOMPDIR)/_pgpstream $(DESTDIR)$(FISHCOMPDIR)/pgpstream.fish
+
+# Release archives in dist/: static linux/amd64 and linux/arm64 binaries
+# with the manual and completions, and SHA256SUMS. dist-check builds them
+# twice (the second time from a copy of the tree, with an empty build
+# cache: about 3 minutes on 2 cores) and fails unless the bytes agree.
+dist:
+	VERSION=$(VERSION) GO=$(GO) ./scripts/dist.sh dist
+dist-check:
+	VERSION=$(VERSION) GO=$(GO) ./scripts/dist.sh check
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

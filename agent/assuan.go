@@ -74,6 +74,11 @@ type Conn struct {
 	Inquire func(keyword, args string) ([]byte, error)
 	// Status is given every status line.
 	Status func(keyword, args string)
+	// MayAsk, when set, is called before each request the agent may
+	// answer by showing a pinentry (PKDECRYPT, PKSIGN, PASSWD,
+	// GET_PASSPHRASE), and what it returns after the answer: the caller
+	// keeps its own output off the terminal meanwhile.
+	MayAsk func() (done func())
 
 	desc string       // the last SETKEYDESC text, for a loopback prompt
 	grip keygrip.Grip // the key of the operation under way (see Asking)
@@ -162,6 +167,14 @@ func (c *Conn) Transact(cmd string) ([]byte, error) {
 		return nil, err
 	}
 	return c.readResponse()
+}
+
+// mayAsk brackets a request that may show a pinentry (see MayAsk).
+func (c *Conn) mayAsk() (done func()) {
+	if c.MayAsk == nil {
+		return func() {}
+	}
+	return c.MayAsk()
 }
 
 func (c *Conn) readResponse() ([]byte, error) {

@@ -134,6 +134,7 @@ func (c *Conn) Decrypt(grip keygrip.Grip, desc string, ciphertext []byte) ([]byt
 		}
 		return nil, fmt.Errorf("no answer to the agent's inquiry %s", kw)
 	}
+	defer c.mayAsk()()
 	out, err := c.Transact("PKDECRYPT")
 	if err != nil {
 		return nil, err
@@ -176,6 +177,7 @@ func (c *Conn) Sign(grip keygrip.Grip, desc string, hash int, digest []byte) (*S
 	if _, err := c.Transact(fmt.Sprintf("SETHASH --hash=%s %X", name, digest)); err != nil {
 		return nil, err
 	}
+	defer c.mayAsk()()
 	out, err := c.Transact("PKSIGN")
 	if err != nil {
 		return nil, err
@@ -338,6 +340,7 @@ func (c *Conn) Passwd(grip keygrip.Grip, oldPass, newPass []byte) error {
 		}
 		return nil, fmt.Errorf("no answer to the agent's inquiry %s", kw)
 	}
+	defer c.mayAsk()()
 	_, err := c.Transact("PASSWD " + grip.String())
 	return err
 }

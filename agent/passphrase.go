@@ -89,6 +89,7 @@ func (c *Conn) GetPassphrase(r PassphraseRequest) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("no answer to the agent's inquiry %s", kw)
 	}
+	defer c.mayAsk()()
 	pass, err := c.Transact(cmd)
 	if e := (*Error)(nil); errors.As(err, &e) {
 		switch e.Code & 0xffff {

@@ -55,6 +55,9 @@ type AgentOptions struct {
 	// Passphrase answers the agent's passphrase inquiries when
 	// PinentryMode is "loopback".
 	Passphrase func(AgentPrompt) ([]byte, error)
+	// MayAsk is the agent connection's MayAsk: called around each
+	// request for which the agent may show a pinentry.
+	MayAsk func() (done func())
 }
 
 // AgentPrompt is one passphrase inquiry of the agent: its prompt, and
@@ -225,6 +228,7 @@ func (a *agentSource) start() {
 		a.err = err
 		return
 	}
+	c.MayAsk = a.opt.MayAsk
 	if err := a.configure(c); err != nil {
 		// A restricted socket (an agent forwarded over ssh) refuses
 		// the loopback pinentry, as it refuses gpg's.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The programs `make test` uses beyond Go and make: the peers the
 # interoperability tests run against (sqop and gosop for pgpstream sop),
-# node and npm for OpenPGP.js,
-# qemu-user for the linux/arm64 run, strace for the keyring's write order.
+# node and npm for OpenPGP.js, qemu-user for the linux/arm64 run, strace
+# for the keyring's write order, man, groff and mandoc for the manual
+# page, zsh and fish for the completions.
 #
 #   test-tools.sh install   run as root with apt-get (and INSTALL != no):
 #                           install the Debian packages of what is missing
@@ -13,7 +14,8 @@
 set -euo pipefail
 
 # program:Debian package
-tools=(gpg:gnupg rnp:rnp rnpkeys:rnp sq:sq sqop:sqop gosop:gosop node:nodejs npm:npm qemu-aarch64:qemu-user strace:strace)
+tools=(gpg:gnupg rnp:rnp rnpkeys:rnp sq:sq sqop:sqop gosop:gosop node:nodejs npm:npm qemu-aarch64:qemu-user strace:strace
+	man:man-db groff:groff-base mandoc:mandoc zsh:zsh fish:fish)
 
 missing() {
 	local t
@@ -64,9 +66,12 @@ summary)
 		node | npm) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')interoperability with OpenPGP.js (RFC 9580)" ;;
 		qemu-aarch64) echo "*   qemu-aarch64: the engines as linux/arm64 (make test-arm64)" ;;
 		strace) echo "*   strace:       the order of a keyring write's syscalls (keyring_lock script)" ;;
+		man | groff | mandoc) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')rendering the manual page without warnings (TestManpageRenders)" ;;
+		zsh | fish) echo "*   $p:$(printf '%*s' $((13 - ${#p})) '')the $p completion (Test${p^}Completion)" ;;
 		esac
 	done
-	echo "* Install them (Debian: apt-get install gnupg rnp sq sqop gosop nodejs npm qemu-user strace), or"
+	echo "* Install them (Debian: apt-get install gnupg rnp sq sqop gosop nodejs npm qemu-user strace"
+	echo "*   man-db groff-base mandoc zsh fish), or"
 	echo "* run make test as root with apt-get, which installs them."
 	echo "************************************************************************"
 	if [[ ${PGPSTREAM_REQUIRE_PEERS:-} == 1 ]]; then

@@ -9,27 +9,18 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// newApp is the urfave/cli application: it renders --help from the
-// option table and runs the bench and version subcommands. The gpg
-// command line itself is parsed by parseOptions (see options.go).
+// newApp is the urfave/cli application: it runs pgpstream's own
+// commands (bench, version, help) and renders their help. The gpg
+// command line itself is parsed by parseOptions (see options.go), and
+// --help is written from the option table (help.go).
 func newApp(st *state) *cli.App {
+	cli.FlagStringer = flagLine
+	var help strings.Builder
+	writeHelp(&help, st.prog)
 	app := &cli.App{
-		Name:  "pgpstream",
-		Usage: "OpenPGP encryption and decryption at the speed of the primitives, with gpg's flags",
-		UsageText: `pgpstream [options] --encrypt -r KEY [FILE]
-   pgpstream [options] --symmetric [FILE]
-   pgpstream [options] --decrypt [FILE]
-   pgpstream [options] --sign [-e -r KEY] [-u KEY] [FILE] | --detach-sign [FILE]
-   pgpstream [options] --clear-sign [-u KEY] [FILE] | --verify [SIG] [FILE]
-   pgpstream --list-packets [FILE] | --show-keys FILE... | --dearmor [FILE] | --enarmor [FILE]
-   pgpstream [options] inspect [--json] [FILE]
-   pgpstream --import [FILE...] | --list-keys [PATTERN...] | --quick-gen-key UID [ALGO [USAGE [EXPIRE]]]
-   pgpstream --quick-set-expire|--quick-add-key|--quick-add-uid|--quick-revoke-uid|--passwd FPR ...
-   pgpstream --keyserver URL --recv-keys|--search-keys|--send-keys|--refresh-keys ... | --locate-keys EMAIL...
-
-Options come before the files, as in gpg: short ones bundle (-bsau KEY),
-long ones may be shortened to a unique prefix (--arm), and gpg.conf in
-the home is read first (--options FILE, --no-options).`,
+		Name:                   st.prog,
+		Usage:                  summary,
+		CustomAppHelpTemplate:  help.String(),
 		HideVersion:            true,
 		UseShortOptionHandling: true,
 		Writer:                 st.stdout,
@@ -48,19 +39,27 @@ the home is read first (--options FILE, --no-options).`,
 			return usageError{msg: msg, hints: []string{"see pgpstream --help"}}
 		},
 		DisableSliceFlagSeparator: true,
-		Flags:                     helpFlags(),
+		Flags:                     appFlags(),
 		Before:                    hwfBefore(st),
 		Action: func(c *cli.Context) error {
 			return usageError{msg: "no command given", hints: []string{"use --encrypt, --symmetric, --decrypt, --import or --list-keys; see pgpstream --help"}}
 		},
-		Commands: []*cli.Command{benchCommand(st), versionCommand(st)},
+		Commands: appCommands(st),
 	}
 	return app
 }
 
-// helpFlags turns the option table into urfave/cli flags, for --help and
-// for the options the subcommands share (--disable-hwf, profiling).
-func helpFlags() []cli.Flag {
+// appCommands are pgpstream's own commands, a word after the options.
+// inspect is run by the gpg grammar (execute); it is here for its help.
+// With st nil they are for documentation only (help.go).
+func appCommands(st *state) []*cli.Command {
+	return []*cli.Command{benchCommand(st), versionCommand(st), inspectCommand(), helpCommand(st)}
+}
+
+// appFlags turns the option table into urfave/cli flags, so that gpg's
+// options before a subcommand parse, and the ones the subcommands share
+// (--disable-hwf, profiling) reach them.
+func appFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, d := range optionTable {
 		if d.hidden || d.long == "help" {
@@ -70,17 +69,13 @@ func helpFlags() []cli.Flag {
 		if d.short != 0 {
 			aliases = []string{string(d.short)}
 		}
-		cat, usage := d.cat, d.usage
-		if d.kind == kNoop {
-			cat, usage = "gpg options accepted that change nothing here (README: gpg compatibility)", d.usage
-		}
 		switch {
 		case d.long == "disable-hwf":
-			out = append(out, &cli.StringSliceFlag{Name: d.long, Usage: usage + ": " + strings.Join(hwfNames(), ", "), Category: cat})
+			out = append(out, &cli.StringSliceFlag{Name: d.long, Usage: d.usage})
 		case d.arg != "":
-			out = append(out, &cli.StringFlag{Name: d.long, Aliases: aliases, Usage: usage, Category: cat, TakesFile: d.arg == "FILE"})
+			out = append(out, &cli.StringFlag{Name: d.long, Aliases: aliases, Usage: d.usage, TakesFile: d.arg == "FILE"})
 		default:
-			out = append(out, &cli.BoolFlag{Name: d.long, Aliases: aliases, Usage: usage, Category: cat})
+			out = append(out, &cli.BoolFlag{Name: d.long, Aliases: aliases, Usage: d.usage})
 		}
 	}
 	return out
@@ -89,6 +84,9 @@ func helpFlags() []cli.Flag {
 // execute runs one command line: a subcommand through urfave/cli, else
 // gpg's grammar into options and the command they name.
 func execute(st *state, args []string) error {
+	if topics, ok := helpAsked(args); ok {
+		return showHelp(st, topics)
+	}
 	if isSubcommand(args) {
 		return newApp(st).Run(args)
 	}
@@ -110,9 +108,6 @@ func execute(st *state, args []string) error {
 	if err := st.apply(o); err != nil {
 		return err
 	}
-	if o.cmd == "help" {
-		return newApp(st).Run([]string{args[0], "--help"})
-	}
 	if err := applyHWF(st, o.disableHWF); err != nil {
 		return err
 	}
@@ -127,11 +122,27 @@ func execute(st *state, args []string) error {
 	return err
 }
 
-// isSubcommand reports whether argv names bench or version as its first
-// argument, after options and before any gpg command.
+// helpAsked reports whether argv holds --help (or -h), and the topics
+// after the options: gpg prints its help whatever else the command line
+// says, before gpg.conf is read, so a broken one does not hide it.
+func helpAsked(args []string) (topics []string, ok bool) {
+	toks, rest, _, err := scanArgs(args[1:])
+	if err != nil {
+		return nil, false
+	}
+	for _, t := range toks {
+		if t.def.long == "help" {
+			return rest, true
+		}
+	}
+	return nil, false
+}
+
+// isSubcommand reports whether argv names bench, version or help as its
+// first argument, after options and before any gpg command.
 func isSubcommand(args []string) bool {
 	toks, rest, _, err := scanArgs(args[1:])
-	if err != nil || len(rest) == 0 || (rest[0] != "bench" && rest[0] != "version") {
+	if err != nil || len(rest) == 0 || (rest[0] != "bench" && rest[0] != "version" && rest[0] != "help") {
 		return false
 	}
 	for _, t := range toks {
@@ -276,6 +287,10 @@ func dispatch(st *state, o *options) error {
 		return dumpOptionTable(st)
 	case "gpgconf-list":
 		return gpgconfList(st)
+	case "print-manpage":
+		return cmdPrintManpage(st)
+	case "print-completion":
+		return cmdPrintCompletion(st, o)
 	}
 	if ok, err := dispatchLifecycle(st, o); ok {
 		return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pgpstream/pgpstream/packet"
 )
 
 // gnupgVersion is the GnuPG release whose command line pgpstream speaks,
@@ -19,25 +21,68 @@ import (
 // gpg names libgcrypt.
 const gnupgVersion = "2.2.40"
 
-// Algorithm names and ids as gpg's --version shows them: what pgpstream
-// reads.
+// What pgpstream reads, as gpg's --version and --list-config name the
+// algorithms. The ciphers and hashes are asked of package packet, which
+// the decoder itself uses, so the lists cannot claim more or less than it
+// does; the rest are the formats filter reads (a test decrypts a message
+// in each). gpg lists one set: what it reads it also writes.
 var (
-	cfgPubkey   = []algoName{{1, "RSA"}, {16, "ELG"}, {17, "DSA"}, {18, "ECDH"}, {19, "ECDSA"}, {22, "EDDSA"}}
-	cfgCipher   = []algoName{{2, "3DES"}, {3, "CAST5"}, {4, "BLOWFISH"}, {7, "AES"}, {8, "AES192"}, {9, "AES256"}, {10, "TWOFISH"}}
-	cfgDigest   = []algoName{{2, "SHA1"}, {3, "RIPEMD160"}, {8, "SHA256"}, {9, "SHA384"}, {10, "SHA512"}, {11, "SHA224"}}
+	cfgPubkey = []algoName{{1, "RSA"}, {16, "ELG"}, {17, "DSA"}, {18, "ECDH"}, {19, "ECDSA"}, {22, "EDDSA"},
+		{25, "X25519"}, {26, "X448"}, {27, "ED25519"}, {28, "ED448"}}
+	cfgCipher   = readCiphers()
+	cfgDigest   = readDigests()
 	cfgCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}, {3, "BZIP2"}}
+	cfgAEAD     = []algoName{{1, "EAX"}, {2, "OCB"}, {3, "GCM"}}
 	cfgCurves   = []string{"cv25519", "ed25519", "nistp256", "nistp384", "nistp521", "brainpoolP256r1", "brainpoolP384r1", "brainpoolP512r1", "ed448", "cv448"}
 )
 
-// The subsets --list-config shows: what --cipher-algo, --digest-algo and
-// --compress-algo accept. A client reads these lines to choose what to
-// ask for (GnuPG's tests encrypt, sign and compress with each one), so
-// they name only what pgpstream writes; in gpg the two lists are one.
+// What pgpstream writes: what --cipher-algo, --digest-algo,
+// --compress-algo and --aead-algo accept. --list-config's cipher, digest
+// and compress lines name these, since a client reads them to choose what
+// to ask for (GnuPG's tests encrypt, sign and compress with each one);
+// readcipher, readdigest and readcompress name what is read. The digest
+// line leaves out SHA3-256 and SHA3-512, which pgpstream signs with but
+// gpg 2.2 does not know: a client of gpg 2.2 (GnuPG's own tests among
+// them) would sign with them and hand the signature to a gpg that cannot
+// check it; --version names them.
 var (
 	cfgWriteCipher   = []algoName{{7, "AES"}, {8, "AES192"}, {9, "AES256"}}
 	cfgWriteDigest   = []algoName{{2, "SHA1"}, {8, "SHA256"}, {9, "SHA384"}, {10, "SHA512"}, {11, "SHA224"}}
+	cfgWriteSHA3     = []algoName{{12, "SHA3-256"}, {14, "SHA3-512"}}
 	cfgWriteCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}}
 )
+
+// readCiphers are the ciphers packet makes a block cipher for, in id
+// order, named as gpg names them (AES for AES128).
+func readCiphers() []algoName {
+	var out []algoName
+	for id := 1; id < 256; id++ {
+		c := packet.CipherAlgo(id)
+		if c.KeySize() == 0 {
+			continue
+		}
+		if _, err := c.NewBlock(make([]byte, c.KeySize())); err != nil {
+			continue
+		}
+		name := c.String()
+		if c == packet.CipherAES128 {
+			name = "AES"
+		}
+		out = append(out, algoName{id, name})
+	}
+	return out
+}
+
+// readDigests are the hashes packet can compute, in id order.
+func readDigests() []algoName {
+	var out []algoName
+	for id := 1; id < 256; id++ {
+		if h := packet.HashAlgo(id); h.Supported() {
+			out = append(out, algoName{id, h.String()})
+		}
+	}
+	return out
+}
 
 type algoName struct {
 	id   int
@@ -61,7 +106,9 @@ func ids(as []algoName) string {
 }
 
 // printGnuPGVersion is --version: gpg's shape first (see gnupgVersion),
-// then what `pgpstream version` prints about the CPU and the engines.
+// with what pgpstream reads under gpg's "Supported algorithms:", then
+// what it writes, then what `pgpstream version` prints about the CPU and
+// the engines.
 func printGnuPGVersion(st *state, o *options) error {
 	w := st.stdout
 	fmt.Fprintf(w, "gpg (GnuPG) %s\n", gnupgVersion)
@@ -71,7 +118,13 @@ func printGnuPGVersion(st *state, o *options) error {
 	fmt.Fprintf(w, "Pubkey: %s\n", names(cfgPubkey, ", "))
 	fmt.Fprintf(w, "Cipher: %s\n", names(cfgCipher, ", "))
 	fmt.Fprintf(w, "Hash: %s\n", names(cfgDigest, ", "))
-	fmt.Fprintf(w, "Compression: %s\n\n", names(cfgCompress, ", "))
+	fmt.Fprintf(w, "Compression: %s\n", names(cfgCompress, ", "))
+	fmt.Fprintf(w, "AEAD: %s\n", names(cfgAEAD, ", "))
+	fmt.Fprintln(w, "pgpstream reads all of these, and writes only:")
+	fmt.Fprintf(w, "  Cipher: %s\n", names(cfgWriteCipher, ", "))
+	fmt.Fprintf(w, "  Hash: %s, %s (SHA1 with --allow-weak-digest-algos)\n", names(cfgWriteDigest, ", "), names(cfgWriteSHA3, ", "))
+	fmt.Fprintf(w, "  Compression: %s\n", names(cfgWriteCompress, ", "))
+	fmt.Fprintf(w, "  AEAD: %s\n\n", names(cfgAEAD, ", "))
 	return printVersion(st)
 }
 
@@ -88,6 +141,14 @@ func listConfig(st *state, o *options) error {
 		{"digestname", names(cfgWriteDigest, ";")},
 		{"compress", ids(cfgWriteCompress)},
 		{"compressname", names(cfgWriteCompress, ";")},
+		{"readcipher", ids(cfgCipher)},
+		{"readciphername", names(cfgCipher, ";")},
+		{"readdigest", ids(cfgDigest)},
+		{"readdigestname", names(cfgDigest, ";")},
+		{"readcompress", ids(cfgCompress)},
+		{"readcompressname", names(cfgCompress, ";")},
+		{"aead", ids(cfgAEAD)},
+		{"aeadname", names(cfgAEAD, ";")},
 		{"curve", strings.Join(cfgCurves, ";")},
 	}
 	want := map[string]bool{}

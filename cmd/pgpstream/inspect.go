@@ -319,8 +319,7 @@ func cmdInspect(st *state, o *options, args []string) error {
 		case "--json":
 			asJSON = true
 		case "-h", "--help":
-			fmt.Fprintln(st.stdout, "usage: pgpstream [options] inspect [--json] [FILE]\n\nSays what an OpenPGP file is, who can decrypt it and whether it is safe to, without decrypting (docs/INSPECT.md).")
-			return nil
+			return showHelp(st, []string{"inspect"})
 		default:
 			if strings.HasPrefix(a, "--") {
 				return usagef("inspect: unknown option %s", a)

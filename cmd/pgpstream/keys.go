@@ -393,6 +393,7 @@ func agentOptions(st *state, o *options) keyring.AgentOptions {
 	pp := newPassphrases(st, o)
 	return keyring.AgentOptions{
 		PinentryMode: o.pinentryMode,
+		MayAsk:       st.holdProgress, // the agent's pinentry may draw on this terminal
 		Passphrase: func(p keyring.AgentPrompt) ([]byte, error) {
 			agentKeyHint(st, o, p) // prompt.go
 			return pp.getFor(agentPrompt(p.Desc), false)

@@ -121,6 +121,7 @@ type state struct {
 	// signerOwners are the certificates of the keys signersFor chose,
 	// for the status lines that name a signer's primary key.
 	signerOwners map[*gcpacket.PrivateKey]*keyring.Key
+	progress     *progress // the progress shown, while it is (progress.go)
 }
 
 // Every line pgpstream writes to standard error (or --logger-fd) goes

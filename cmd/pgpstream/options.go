@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pgpstream/pgpstream/internal/bounded"
+	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -256,7 +257,7 @@ func command(name string) func(*options, string) error {
 // --help says, and, for gpg's options that change nothing here, why.
 // The kNoop entries are the one list of accepted-and-ignored options;
 // --help and README's compatibility section are made from it.
-var optionTable = append(append(append(baseOptions, profileOptions()...), lifecycleOpts...), networkOptions()...)
+var optionTable = append(append(append(append(baseOptions, profileOptions()...), lifecycleOpts...), networkOptions()...), docOptions...)
 
 var baseOptions = []optDef{
 	// Commands.
@@ -295,7 +296,7 @@ var baseOptions = []optDef{
 	{long: "delete-secret-and-public-key", kind: kCommand, cat: catCommand, usage: "delete keys with their secret parts by full fingerprint (needs --batch --yes)"},
 	{long: "delete-secret-and-public-keys", alias: "delete-secret-and-public-key", kind: kCommand, hidden: true},
 	{long: "version", kind: kCommand, cat: catCommand, usage: "print the version in GnuPG's shape, then the CPU features and engines"},
-	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print the configuration (with --with-colons: gpg's cfg: lines)"},
+	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print gpg's cfg: lines: the algorithms written (cipher, digest, compress, aead) and read (pubkey, readcipher, readdigest, readcompress), the curves and the groups"},
 	{long: "gpgconf-test", kind: kCommand, cat: catCommand, usage: "read the options and gpg.conf, then exit: 0 when they are fine"},
 	{long: "dump-options", kind: kCommand, cat: catCommand, usage: "print every long option, one a line"},
 	{long: "gen-key", kind: kCommand, cat: catCommand, usage: "with --batch: generate the keys of a parameter file [FILE] (gpg's unattended key generation format)"},
@@ -337,7 +338,7 @@ var baseOptions = []optDef{
 	{long: "compress-algo", arg: "NAME", cat: catEncrypt, usage: "compression to write: none (default), zip, zlib (also gpg's numbers 0-2)", set: setString(func(o *options) *string { return &o.compressName })},
 	{long: "compression-algo", alias: "compress-algo", arg: "NAME", hidden: true},
 	{long: "compress-level", short: 'z', arg: "N", cat: catEncrypt, usage: "compress at level N, 1-9 (zlib unless --compress-algo says), or 0: none; for every command that writes a message", set: setInt("compress-level", func(o *options) *int { return &o.level })},
-	{long: "digest-algo", arg: "NAME", cat: catEncrypt, usage: "hash for signatures: SHA256 (default), SHA384, SHA512, SHA224 or SHA1", set: setString(func(o *options) *string { return &o.digestName })},
+	{long: "digest-algo", arg: "NAME", cat: catEncrypt, usage: "hash for signatures: SHA256 (default), SHA384, SHA512, SHA224, SHA3-256, SHA3-512 or SHA1", set: setString(func(o *options) *string { return &o.digestName })},
 	{long: "personal-cipher-preferences", alias: "", arg: "LIST", cat: catEncrypt, usage: "the first AES cipher in LIST is the default for --cipher-algo", set: setList(func(o *options) *[]string { return &o.personalCipher })},
 	{long: "personal-digest-preferences", arg: "LIST", cat: catEncrypt, usage: "the first hash in LIST signs, unless --digest-algo says or the key needs a longer one", set: setList(func(o *options) *[]string { return &o.personalDigest })},
 	{long: "personal-compress-preferences", arg: "LIST", cat: catEncrypt, usage: "the first zip or zlib in LIST is what -z compresses with (compression stays off unless asked)", set: setList(func(o *options) *[]string { return &o.personalCompress })},
@@ -395,9 +396,9 @@ var baseOptions = []optDef{
 	{long: "no-batch", cat: catIO, hidden: true, usage: "undo --batch", set: clearBool(func(o *options) *bool { return &o.batch })},
 	{long: "yes", cat: catIO, usage: "assume yes: overwrite files, delete keys", set: setBool(func(o *options) *bool { return &o.yes })},
 	{long: "fsync", cat: catIO, usage: "flush every -o FILE to disk before it gets its name, so that a crash leaves it whole or absent (a file replaced with --yes always is); pgpstream's own option, gpg has none", set: setBool(func(o *options) *bool { return &o.fsync })},
-	{long: "quiet", short: 'q', cat: catIO, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
-	{long: "verbose", short: 'v', cat: catIO, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
-	{long: "no-verbose", cat: catIO, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
+	{long: "quiet", short: 'q', cat: catDiag, usage: "say less", set: setBool(func(o *options) *bool { return &o.quiet })},
+	{long: "verbose", short: 'v', cat: catDiag, usage: "say more", set: setBool(func(o *options) *bool { return &o.verbose })},
+	{long: "no-verbose", cat: catDiag, usage: "say the usual amount (undo --verbose)", set: clearBool(func(o *options) *bool { return &o.verbose })},
 	{long: "no-tty", cat: catIO, usage: "never use the terminal: no prompt (a missing passphrase is an error), no progress line", set: setBool(func(o *options) *bool { return &o.noTTY })},
 	{long: "allow-unprotected", cat: catIO, usage: "DANGEROUS: read Symmetrically Encrypted Data (tag 9), which has no integrity protection, and write data no signature vouches for: an unencrypted message's, or to -o FILE a message whose signatures could not be checked (exit status 2)", set: setBool(func(o *options) *bool { return &o.allowUnprotected })},
 	{long: "ignore-mdc-error", alias: "allow-unprotected", hidden: true},
@@ -413,18 +414,18 @@ var baseOptions = []optDef{
 	}},
 	{long: "textmode", short: 't', cat: catIO, usage: "accepted when reading (a signature's type decides); refused for writing: pgpstream writes binary literal data", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
-	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error (default when it is a terminal, without --batch)", set: setBool(func(o *options) *bool { return &o.progress })},
+	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},
 	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
 	{long: "status-fd", arg: "N", cat: catIO, usage: "write gpg's machine-readable status lines to file descriptor N", set: setInt("status-fd", func(o *options) *int { return &o.statusFd })},
 	{long: "status-file", arg: "FILE", cat: catIO, usage: "write gpg's machine-readable status lines to FILE", set: setString(func(o *options) *string { return &o.statusFile })},
-	{long: "logger-fd", arg: "N", cat: catIO, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
-	{long: "logger-file", arg: "FILE", cat: catIO, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
+	{long: "logger-fd", arg: "N", cat: catDiag, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
+	{long: "logger-file", arg: "FILE", cat: catDiag, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
 	{long: "log-file", alias: "logger-file", arg: "FILE", hidden: true},
 	{long: "multifile", cat: catIO, usage: "with --encrypt, --decrypt or --verify: each FILE (or each line of standard input when none is given) is a message of its own; --encrypt writes FILE.gpg (.asc with --armor), --decrypt writes FILE without its .gpg, .pgp, .asc or .sig", set: setBool(func(o *options) *bool { return &o.multifile })},
 	{long: "enable-special-filenames", cat: catIO, usage: "a file name -&N (an input, -o, -f, --verify's files) means file descriptor N, which the caller opened", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
 
 	// Diagnostics.
-	{long: "disable-hwf", arg: "NAME", cat: catDiag, usage: "switch off a CPU feature for every engine (repeatable)", set: addString(func(o *options) *[]string { return &o.disableHWF })},
+	{long: "disable-hwf", arg: "NAME", cat: catDiag, usage: "switch off a CPU feature for every engine (repeatable): " + strings.Join(hwf.Names(), ", "), set: addString(func(o *options) *[]string { return &o.disableHWF })},
 
 	// gpg's options that change nothing in pgpstream. Each says why; this
 	// is the list README's compatibility section is made from.

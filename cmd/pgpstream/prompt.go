@@ -144,6 +144,7 @@ func readCommandLine(r io.Reader) ([]byte, error) {
 // answers it, --batch says no without asking; else the command fd or
 // the terminal (y/N). With neither, the answer is no.
 func (a *asker) yesNo(keyword, question string) (bool, error) {
+	defer a.st.holdProgress()()
 	switch {
 	case a.o.yes:
 		return true, nil
@@ -171,6 +172,7 @@ func (a *asker) yesNo(keyword, question string) (bool, error) {
 
 // line asks for a line of text (GET_LINE); "" when it cannot be asked.
 func (a *asker) line(keyword, question string) (string, error) {
+	defer a.st.holdProgress()()
 	if a.o.batch {
 		return "", nil
 	}
@@ -247,6 +249,9 @@ type passRequest struct {
 // one is cleared.
 func (a *asker) askPassphrase(req passRequest) (pass []byte, viaAgent bool, err error) {
 	o := a.o
+	// Nothing is drawn over the question: the prompt, the agent's
+	// pinentry (curses, on this terminal) or the command fd's GET_HIDDEN.
+	defer a.st.holdProgress()()
 	switch o.pinentryMode {
 	case "cancel", "error":
 		return nil, false, errNoPassphrase
