@@ -39,8 +39,9 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal b
 				return err
 			}
 		}
+		b = exportable(b)
 		if minimal {
-			b = minimalBlock(b)
+			b = minimalBlock(ownView(b))
 		}
 		buf.Write(b.bytes())
 	}

@@ -267,20 +267,22 @@ func (r *Ring) newKey(pub, sec *block) (*Key, error) {
 }
 
 // refresh re-derives the parsed views after pub or sec changed. go-crypto
-// sees the certificate without the signatures the policy rejects (see
-// policyView); the ring keeps them as received.
+// sees the certificate without the certifications by other keys (see
+// ownView) and the signatures the policy rejects (see policyView); the
+// ring keeps them as received.
 func (k *Key) refresh() error {
-	view := policyView(k.pub, k.allowWeak)
+	own := ownView(k.pub)
+	view := policyView(own, k.allowWeak)
 	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(view.bytes())))
 	if err != nil {
 		return fmt.Errorf("reading certificate: %w", err)
 	}
 	k.ent, k.whole = e, e
-	if view != k.pub {
+	if view != own {
 		// Decryption does not judge the certificate: a message sent to
 		// the key opens with its secret part whatever the policy says
 		// about the signatures that bind it.
-		if k.whole, err = v2.ReadEntity(packet.NewReader(bytes.NewReader(k.pub.bytes()))); err != nil {
+		if k.whole, err = v2.ReadEntity(packet.NewReader(bytes.NewReader(own.bytes()))); err != nil {
 			return fmt.Errorf("reading certificate: %w", err)
 		}
 	}

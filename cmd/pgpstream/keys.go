@@ -45,7 +45,7 @@ func cmdImport(st *state, o *options) error {
 			defer f.Close()
 			r = f
 		}
-		stats, err := ring.Import(r)
+		stats, err := ring.ImportWith(r, importPolicy(o))
 		importedKeys(st, sw, stats)
 		if !st.quiet {
 			for _, n := range stats.Notes {

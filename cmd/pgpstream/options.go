@@ -439,7 +439,7 @@ var baseOptions = []optDef{
 	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
-	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them", set: addString(func(o *options) *[]string { return &o.importOptions })},
+	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addString(func(o *options) *[]string { return &o.importOptions })},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
 	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
