@@ -50,7 +50,15 @@ func (lc *listCtx) trust(fpr string) (validity, ownertrust OwnerTrust) {
 	if lc.ring == nil || lc.opt.ShowOnly {
 		return TrustUnknown, TrustUnknown
 	}
-	return lc.ring.Validity(fpr, lc.ring.model), lc.ring.OwnerTrust(fpr)
+	return lc.ring.Validity(fpr, lc.ring.model), lc.ring.ListedOwnerTrust(fpr)
+}
+
+// uidTrust is the validity of one user ID of k for a listing.
+func (lc *listCtx) uidTrust(k *Key, uid string) OwnerTrust {
+	if lc.ring == nil || lc.opt.ShowOnly {
+		return TrustUnknown
+	}
+	return lc.ring.UserIDValidity(k.Fingerprint(), uid, lc.ring.model)
 }
 
 // List writes the matching keys as ListOptions say and, with CheckSigs,
@@ -588,8 +596,7 @@ func (lc *listCtx) uidValidity(k *Key, u uidState) string {
 	case "e":
 		return "[ expired]"
 	}
-	v, _ := lc.trust(k.Fingerprint())
-	switch v {
+	switch lc.uidTrust(k, u.name) {
 	case TrustUndefined:
 		return "[ undef  ]"
 	case TrustNever:

@@ -68,6 +68,9 @@ type Ring struct {
 	agent    *agentSource          // its gpg-agent, or nil
 
 	gpgValid map[string]gnupgKeyValidity // validity gpg computed, from trustdb.gpg (trust.go)
+
+	trustParams TrustParams // see SetTrustParams
+	web         *web        // the web of trust, computed on first use (wot.go)
 }
 
 // Options is the policy a Ring applies to the keys it reads.
@@ -496,16 +499,30 @@ func (k *Key) PrivateKey(fingerprint []byte) *packet.PrivateKey {
 // certificate; showing it would lend it the key's authority).
 func (k *Key) UserIDs() []string { return k.uids }
 
-// PrimaryUserID returns the user ID go-crypto selects as primary, or the
-// first valid one, or "".
+// PrimaryUserID returns the primary user ID as gpg chooses it (GnuPG's
+// merge_selfsigs_main): of the user IDs whose newest self-signature says
+// primary, the one signed last, else the one signed last of all; a tie
+// goes to the longer user ID, then to the one that sorts last, so that
+// every keyring picks the same. "" when no user ID is valid.
 func (k *Key) PrimaryUserID() string {
-	if _, id := k.ent.PrimaryIdentity(clock.Now(), config); id != nil {
-		return id.Name
+	best, bestFlag, bestAt := "", false, time.Time{}
+	for _, u := range k.uids {
+		sig, err := k.ent.Identities[u].LatestValidSelfCertification(time.Time{}, config)
+		if err != nil {
+			continue
+		}
+		flag := sig.IsPrimaryId != nil && *sig.IsPrimaryId
+		at := sig.CreationTime
+		switch {
+		case best == "" || flag && !bestFlag:
+		case flag != bestFlag || at.Before(bestAt):
+			continue
+		case at.Equal(bestAt) && (len(u) < len(best) || len(u) == len(best) && u <= best):
+			continue
+		}
+		best, bestFlag, bestAt = u, flag, at
 	}
-	if len(k.uids) > 0 {
-		return k.uids[0]
-	}
-	return ""
+	return best
 }
 
 // ErrAmbiguous is returned (wrapped) when a specification that must name
