@@ -82,7 +82,17 @@ func subkeyConfig(primary *packet.PublicKey, algo string) (*packet.Config, bool,
 // primary key's passphrase, as gpg does.
 func (r *Ring) AddKey(fpr string, opt AddKeyOptions, pass PassphraseFunc) (string, error) {
 	var newFpr string
-	err := r.edit(fpr, pass, func(ed *editor) error {
+	err := r.edit(fpr, pass, func(ed *editor) (err error) {
+		newFpr, err = ed.addSubkey(opt)
+		return err
+	})
+	return newFpr, err
+}
+
+// addSubkey adds a new subkey as opt says and returns its fingerprint.
+func (ed *editor) addSubkey(opt AddKeyOptions) (string, error) {
+	var newFpr string
+	err := func() error {
 		cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, opt.Algo)
 		if err != nil {
 			return err
@@ -158,6 +168,6 @@ func (r *Ring) AddKey(fpr string, opt AddKeyOptions, pass PassphraseFunc) (strin
 		ed.addSubSig(pubPkt, secPkt, sp)
 		newFpr = fmt.Sprintf("%X", sub.PublicKey.Fingerprint)
 		return nil
-	})
+	}()
 	return newFpr, err
 }

@@ -83,23 +83,27 @@ func newEditor(k *Key, pass PassphraseFunc) (*editor, error) {
 	if priv == nil || priv.Dummy() {
 		return nil, fmt.Errorf("keyring: key %s: the secret primary key is not in the ring: %w", k.Fingerprint(), ErrNoSecretKey)
 	}
-	ed := &editor{k: k, priv: priv, now: clock.Now().Truncate(time.Second)}
+	var pw []byte
 	if priv.Encrypted {
 		if pass == nil {
 			return nil, fmt.Errorf("keyring: key %s is protected and no passphrase was given", k.Fingerprint())
 		}
-		pw, err := pass()
-		if err != nil {
+		if pw, err = pass(); err != nil {
 			return nil, err
 		}
 		if err := Unlock(priv, pw); err != nil {
 			return nil, err
 		}
-		ed.pass = pw
 	}
-	ed.pub = &block{primary: component{pkt: k.pub.primary.pkt}}
-	ed.sec = &block{primary: component{pkt: k.sec.primary.pkt}}
-	return ed, nil
+	return editorWith(k, priv, pw), nil
+}
+
+// editorWith is an editor for k whose primary secret key priv is already
+// unlocked (with pass, nil if it was not protected).
+func editorWith(k *Key, priv *packet.PrivateKey, pass []byte) *editor {
+	return &editor{k: k, priv: priv, pass: pass, now: clock.Now().Truncate(time.Second),
+		pub: &block{primary: component{pkt: k.pub.primary.pkt}},
+		sec: &block{primary: component{pkt: k.sec.primary.pkt}}}
 }
 
 // hashFor picks the digest for signatures a key makes: SHA-256, or a
@@ -406,7 +410,11 @@ func (r *Ring) AddUserID(fpr, uid string, pass PassphraseFunc) error {
 	if _, _, _, err := splitUserID(uid); err != nil {
 		return err
 	}
-	return r.edit(fpr, pass, func(ed *editor) error {
+	return r.edit(fpr, pass, func(ed *editor) error { return ed.addUserID(uid) })
+}
+
+func (ed *editor) addUserID(uid string) error {
+	{
 		k := ed.k
 		for _, u := range k.pub.uids {
 			if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
@@ -435,14 +443,20 @@ func (r *Ring) AddUserID(fpr, uid string, pass PassphraseFunc) error {
 		}
 		ed.addUIDSig(uid, p)
 		return nil
-	})
+	}
 }
 
 // RevokeUserID revokes the user ID uid (exactly as stored) of the key with
 // full fingerprint fpr with a certification revocation ("user ID is no
 // longer valid"). As gpg does, the last valid user ID cannot be revoked.
 func (r *Ring) RevokeUserID(fpr, uid string, pass PassphraseFunc) error {
-	return r.edit(fpr, pass, func(ed *editor) error {
+	return r.edit(fpr, pass, func(ed *editor) error { return ed.revokeUserID(uid, packet.UserIDNotValid, "") })
+}
+
+// revokeUserID revokes uid with a certification revocation giving reason
+// and text.
+func (ed *editor) revokeUserID(uid string, reason packet.ReasonForRevocation, text string) error {
+	{
 		k := ed.k
 		valid := 0
 		found := false
@@ -462,8 +476,8 @@ func (r *Ring) RevokeUserID(fpr, uid string, pass PassphraseFunc) error {
 			return fmt.Errorf("keyring: revoking the user ID failed: %q is the key's last valid user ID", uid)
 		}
 		s := ed.newSig(packet.SigTypeCertificationRevocation)
-		reason := packet.UserIDNotValid
 		s.RevocationReason = &reason
+		s.RevocationReasonText = text
 		if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
 			return fmt.Errorf("keyring: revoking user ID %q: %w", uid, err)
 		}
@@ -473,7 +487,7 @@ func (r *Ring) RevokeUserID(fpr, uid string, pass PassphraseFunc) error {
 		}
 		ed.addUIDSig(uid, p)
 		return nil
-	})
+	}
 }
 
 // Revocation reasons (RFC 9580 section 5.2.3.31) as gpg numbers them in

@@ -1,7 +1,7 @@
 package keyring
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 )
 
@@ -22,39 +22,12 @@ func (r *Ring) ChangePassphrase(fpr string, oldPass, newPass []byte) error {
 		if err != nil {
 			return false, err
 		}
-		ns := k.sec.clone()
-		n := 0
-		for _, c := range ns.components() {
-			if c.pkt.tag != tagSecretKey && c.pkt.tag != tagSecretSubkey {
-				continue
-			}
-			_, priv, err := parseKey(c.pkt)
-			if err != nil {
-				return false, err
-			}
-			if priv == nil || priv.Dummy() {
-				continue
-			}
-			if err := Unlock(priv, oldPass); err != nil {
-				return false, err
-			}
-			if len(newPass) > 0 {
-				if err := priv.EncryptWithConfig(newPass, lockConfig(priv.Version == 6)); err != nil {
-					return false, fmt.Errorf("keyring: protecting key %X: %w", priv.Fingerprint, err)
-				}
-			}
-			p, err := keyPacket(func(b *bytes.Buffer) error { return priv.Serialize(b) })
-			if err != nil {
-				return false, err
-			}
-			if p.tag != c.pkt.tag {
-				return false, fmt.Errorf("keyring: key %X changed packet type on re-protection", priv.Fingerprint)
-			}
-			c.pkt = p
-			n++
+		ns, err := reprotect(k.sec, oldPass, newPass)
+		if errors.Is(err, ErrNoSecretKey) {
+			return false, fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), err)
 		}
-		if n == 0 {
-			return false, fmt.Errorf("keyring: key %s: no secret key material to protect: %w", k.Fingerprint(), ErrNoSecretKey)
+		if err != nil {
+			return false, err
 		}
 		nk, err := r.newKey(k.pub, ns)
 		if err != nil {
