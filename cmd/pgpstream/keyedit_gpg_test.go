@@ -124,6 +124,22 @@ func TestEditKeyAgainstGPG(t *testing.T) {
 	}
 }
 
+// TestEditKeyInputEnds: the command fd ending before save saves nothing,
+// and says so.
+func TestEditKeyInputEnds(t *testing.T) {
+	gnupgtest.Require(t)
+	f := newEditFixture(t)
+	_, ours := f.homes(t)
+	before := mustRun(t, nil, "--homedir", ours, "--export", f.bob)
+	code, _, stderr := runInProcess([]byte("sign\ny\n"), "--homedir", ours, "--no-tty", "--command-fd", "0", "--edit-key", f.bob)
+	if code != 2 || !strings.Contains(stderr, "not saved") {
+		t.Errorf("exit %d, %q; want 2 and that nothing was saved", code, stderr)
+	}
+	if after := mustRun(t, nil, "--homedir", ours, "--export", f.bob); !bytes.Equal(before, after) {
+		t.Error("the key changed")
+	}
+}
+
 var keyCreated = regexp.MustCompile(`KEY_CREATED S [0-9A-F]+`)
 
 // normStatus is the status lines with the new subkey's fingerprint blanked.
