@@ -413,37 +413,37 @@ func (r *Ring) AddUserID(fpr, uid string, pass PassphraseFunc) error {
 	return r.edit(fpr, pass, func(ed *editor) error { return ed.addUserID(uid) })
 }
 
+// addUserID adds uid with a self-signature that repeats what the
+// primary user ID's says about the key.
 func (ed *editor) addUserID(uid string) error {
-	{
-		k := ed.k
-		for _, u := range k.pub.uids {
-			if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
-				if id := k.ent.Identities[uid]; id != nil {
-					if sig, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil && !id.Revoked(sig, ed.now, config) {
-						return fmt.Errorf("keyring: %w", ErrUserIDExists)
-					}
+	k := ed.k
+	for _, u := range k.pub.uids {
+		if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
+			if id := k.ent.Identities[uid]; id != nil {
+				if sig, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil && !id.Revoked(sig, ed.now, config) {
+					return fmt.Errorf("keyring: %w", ErrUserIDExists)
 				}
 			}
 		}
-		var s *packet.Signature
-		if old, err := k.ent.PrimarySelfSignature(time.Time{}, config); err == nil && old.SigType != packet.SigTypeDirectSignature {
-			s = ed.renewSig(old)
-			s.SigType = packet.SigTypePositiveCert
-		} else {
-			s = ed.newSig(packet.SigTypePositiveCert)
-		}
-		f := false
-		s.IsPrimaryId = &f
-		if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
-			return fmt.Errorf("keyring: signing user ID %q: %w", uid, err)
-		}
-		p, err := sigPacket(s)
-		if err != nil {
-			return err
-		}
-		ed.addUIDSig(uid, p)
-		return nil
 	}
+	var s *packet.Signature
+	if old, err := k.ent.PrimarySelfSignature(time.Time{}, config); err == nil && old.SigType != packet.SigTypeDirectSignature {
+		s = ed.renewSig(old)
+		s.SigType = packet.SigTypePositiveCert
+	} else {
+		s = ed.newSig(packet.SigTypePositiveCert)
+	}
+	f := false
+	s.IsPrimaryId = &f
+	if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
+		return fmt.Errorf("keyring: signing user ID %q: %w", uid, err)
+	}
+	p, err := sigPacket(s)
+	if err != nil {
+		return err
+	}
+	ed.addUIDSig(uid, p)
+	return nil
 }
 
 // RevokeUserID revokes the user ID uid (exactly as stored) of the key with
@@ -456,38 +456,36 @@ func (r *Ring) RevokeUserID(fpr, uid string, pass PassphraseFunc) error {
 // revokeUserID revokes uid with a certification revocation giving reason
 // and text.
 func (ed *editor) revokeUserID(uid string, reason packet.ReasonForRevocation, text string) error {
-	{
-		k := ed.k
-		valid := 0
-		found := false
-		for _, u := range k.uids {
-			id := k.ent.Identities[u]
-			sig, err := id.LatestValidSelfCertification(time.Time{}, config)
-			if err != nil || id.Revoked(sig, ed.now, config) {
-				continue
-			}
-			valid++
-			found = found || u == uid
+	k := ed.k
+	valid := 0
+	found := false
+	for _, u := range k.uids {
+		id := k.ent.Identities[u]
+		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
+		if err != nil || id.Revoked(sig, ed.now, config) {
+			continue
 		}
-		if !found {
-			return fmt.Errorf("keyring: revoking the user ID failed: key %s has no valid user ID %q", k.Fingerprint(), uid)
-		}
-		if valid == 1 {
-			return fmt.Errorf("keyring: revoking the user ID failed: %q is the key's last valid user ID", uid)
-		}
-		s := ed.newSig(packet.SigTypeCertificationRevocation)
-		s.RevocationReason = &reason
-		s.RevocationReasonText = text
-		if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
-			return fmt.Errorf("keyring: revoking user ID %q: %w", uid, err)
-		}
-		p, err := sigPacket(s)
-		if err != nil {
-			return err
-		}
-		ed.addUIDSig(uid, p)
-		return nil
+		valid++
+		found = found || u == uid
 	}
+	if !found {
+		return fmt.Errorf("keyring: revoking the user ID failed: key %s has no valid user ID %q", k.Fingerprint(), uid)
+	}
+	if valid == 1 {
+		return fmt.Errorf("keyring: revoking the user ID failed: %q is the key's last valid user ID", uid)
+	}
+	s := ed.newSig(packet.SigTypeCertificationRevocation)
+	s.RevocationReason = &reason
+	s.RevocationReasonText = text
+	if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
+		return fmt.Errorf("keyring: revoking user ID %q: %w", uid, err)
+	}
+	p, err := sigPacket(s)
+	if err != nil {
+		return err
+	}
+	ed.addUIDSig(uid, p)
+	return nil
 }
 
 // Revocation reasons (RFC 9580 section 5.2.3.31) as gpg numbers them in
