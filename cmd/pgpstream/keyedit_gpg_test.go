@@ -85,6 +85,9 @@ func TestEditKeyAgainstGPG(t *testing.T) {
 		{"quit saves", f.bob, nil, []string{"sign", "y", "quit", "y"}, true},
 		{"quit discards", f.bob, nil, []string{"sign", "y", "quit", "n"}, true},
 		{"bad commands", f.bob, nil, []string{"frob", "key 9", "uid 9", "quit"}, true},
+		// GPGME's t-edit: fpr, expire (never), select user ID 1, primary,
+		// quit and save.
+		{"gpgme t-edit", f.alice, nil, []string{"fpr", "expire", "0", "1", "primary", "quit", "Y"}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
