@@ -23,7 +23,7 @@ import (
 // made on a copy and written by "save" (keyring.Session); "trust" sets
 // the owner trust at once, as in gpg.
 
-// editor is one run of the menu.
+// keyEditor is one run of the menu.
 type keyEditor struct {
 	st      *state
 	o       *options
@@ -423,7 +423,7 @@ func (e *keyEditor) selectedKeys() []keyring.KeyPart {
 	return out
 }
 
-// askNumber asks until the answer is one of ok (or the input ends).
+// askChoice asks until ok accepts the answer (or the input ends).
 func (e *keyEditor) askChoice(keyword, prompt string, ok func(string) bool) (string, error) {
 	for {
 		a, err := e.m.getLine(keyword, prompt)

@@ -80,9 +80,10 @@ func (m *menuIO) ask(q status.Question, prompt string) (string, error) {
 	return strings.TrimSpace(string(l)), nil
 }
 
-// getBool asks a yes-or-no question (gpg's cpr_get_answer_is_yes): the
-// command fd if there is one, else --yes (or --batch, which is a no... or
-// gpg's refusal to ask), else the terminal. The end of the input is a no.
+// getBool asks a yes-or-no question (gpg's cpr_get_answer_is_yes): on
+// the command fd if there is one; else in --batch --yes is the answer,
+// and without it gpg's refusal to ask; else on the terminal. The end of
+// the input is a no.
 func (m *menuIO) getBool(keyword, prompt string) (bool, error) {
 	if m.a.cmd == nil && m.o.batch {
 		if m.o.yes {
