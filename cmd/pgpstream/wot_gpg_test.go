@@ -51,6 +51,13 @@ func TestWebOfTrustAgainstGPG(t *testing.T) {
 	src.Run([]byte(in), "gpg", append(append([]string{}, pass...), "--no-tty", "--command-fd", "0", "-u", fpr["alice"], "--edit-key", fpr["heidi"])...)
 	sign("alice", "heidi")
 	sign("heidi", "olga")
+	// A signature by each of some keys, for the TRUST_ line that follows
+	// a good signature.
+	signers := []string{"frank", "grace", "nick", "judy", "olga", "leo", "mallory"}
+	sigs := map[string][]byte{}
+	for _, n := range signers {
+		sigs[n] = src.Run([]byte("signed by "+n+"\n"), "gpg", append(append([]string{}, pass...), "-u", fpr[n], "-s")...)
+	}
 	pub := src.Run(nil, "gpg", "--export", "--export-options", "export-local-sigs")
 	trust := strings.Join([]string{fpr["alice"] + ":6:", fpr["bob"] + ":5:", fpr["carol"] + ":4:", fpr["dave"] + ":4:", fpr["erin"] + ":4:", fpr["ivan"] + ":5:", fpr["judy"] + ":3:"}, "\n") + "\n"
 
@@ -89,6 +96,16 @@ func TestWebOfTrustAgainstGPG(t *testing.T) {
 			if a, b := validities(gl), validities(ol); a != b {
 				t.Errorf("validities differ\ngpg:\n%s\npgpstream:\n%s", a, b)
 			}
+			for _, n := range signers {
+				gs, err := g.Try(sigs[n], "gpg", append(append([]string{"--batch", "--status-fd", "1"}, tc.opts...), "--verify")...)
+				if err != nil {
+					t.Fatalf("gpg --verify %s: %v", n, err)
+				}
+				_, ost, _ := runInProcess(sigs[n], append(append([]string{"--homedir", ours, "--status-fd", "1"}, tc.opts...), "--verify")...)
+				if a, b := trustLine(gs), trustLine(ost); a != b || a == "" {
+					t.Errorf("%s's signature: gpg says %q, pgpstream %q", n, a, b)
+				}
+			}
 		})
 	}
 }
@@ -122,4 +139,14 @@ func trustReport(out, prefix string) string {
 		}
 	}
 	return strings.Join(r, "\n")
+}
+
+// trustLine is the TRUST_ status line of a verification.
+func trustLine(b []byte) string {
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "[GNUPG:] TRUST_") {
+			return l
+		}
+	}
+	return ""
 }
