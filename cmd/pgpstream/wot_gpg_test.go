@@ -12,7 +12,8 @@ import (
 // of every kind the pgp model weighs), puts the same keys, certifications
 // and owner trusts into a fresh GnuPG home and a pgpstream home, and
 // compares what each finds valid: the validity and owner trust of every
-// key and user ID in --with-colons, and --check-trustdb's report.
+// key and user ID in --with-colons, --check-trustdb's report, and the
+// TRUST_ line after a good signature by each of seven keys.
 func TestWebOfTrustAgainstGPG(t *testing.T) {
 	gnupgtest.Require(t)
 	src := gnupgtest.New(t)
