@@ -447,6 +447,13 @@ func issuerIn(klist []*introducer, s *pgppacket.Signature) *introducer {
 	return nil
 }
 
+// SHA1CertificationCutoff is when SHA-1 certifications stop counting:
+// a chosen-prefix collision (SHA-1 is a Shambles, 2020) lets whoever asks
+// for a certification of one key reuse it on another, which is why gpg
+// 2.2 refuses SHA-1 key signatures made after this day unless
+// --allow-weak-key-signatures.
+var SHA1CertificationCutoff = time.Date(2019, 1, 19, 0, 0, 0, 0, time.UTC)
+
 // verify checks that signer's primary key made the certification p of
 // the user ID name on k, once per signature.
 func (run *wotRun) verify(signer, k *Key, name string, p rawPacket) bool {
@@ -454,6 +461,11 @@ func (run *wotRun) verify(signer, k *Key, name string, p rawPacket) bool {
 		return ok
 	}
 	ok := false
+	if s, err := pgppacket.ParseSignature(p.body, -1); err == nil && s.Hash == pgppacket.HashSHA1 &&
+		!s.Created.Before(SHA1CertificationCutoff) && !run.r.opt.AllowWeakKeySignatures {
+		run.verified[string(p.body)] = false
+		return false
+	}
 	if sig, _, err := readSignature(p); err == nil {
 		pk := signer.ent.PrimaryKey
 		ok = !pk.CreationTime.After(sig.CreationTime) && pk.VerifyUserIdSignature(name, k.ent.PrimaryKey, sig) == nil
