@@ -82,82 +82,87 @@ func subkeyConfig(primary *packet.PublicKey, algo string) (*packet.Config, bool,
 // primary key's passphrase, as gpg does.
 func (r *Ring) AddKey(fpr string, opt AddKeyOptions, pass PassphraseFunc) (string, error) {
 	var newFpr string
-	err := r.edit(fpr, pass, func(ed *editor) error {
-		cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, opt.Algo)
-		if err != nil {
-			return err
-		}
-		u, isDef, err := ParseUsage(opt.Usage)
-		if err != nil {
-			return err
-		}
-		if isDef {
-			u = Usage{Encrypt: encDefault, Sign: !encDefault}
-		}
-		if u.Certify {
-			return fmt.Errorf("keyring: %w (a subkey cannot certify)", ErrBadUsage)
-		}
-		if cfg.Algorithm == packet.PubKeyAlgoECDH && cfg.Curve == packet.CurveNistP256 && (u.Sign || u.Auth) {
-			if u.Encrypt {
-				return fmt.Errorf("keyring: %w (a nistp256 key either encrypts or signs)", ErrBadUsage)
-			}
-			cfg.Algorithm = packet.PubKeyAlgoECDSA
-		}
-		if u.Encrypt && !cfg.Algorithm.CanEncrypt() || (u.Sign || u.Auth) && !cfg.Algorithm.CanSign() || !u.Encrypt && !u.Sign && !u.Auth {
-			return fmt.Errorf("keyring: %w (%s cannot do that)", ErrBadUsage, opt.Algo)
-		}
-		life, err := lifetime(ed.now, opt.Expires)
-		if err != nil {
-			return err
-		}
-		now := ed.now
-		cfg.Time = func() time.Time { return now }
-		cfg.KeyLifetimeSecs = *life
-		// go-crypto makes the subkey and its binding on an entity that
-		// holds only the primary key; the binding's flags are then set
-		// to the usage asked for and it is signed again.
-		tmp := &v2.Entity{PrimaryKey: &ed.priv.PublicKey, PrivateKey: ed.priv}
-		if cfg.Algorithm.CanSign() {
-			err = tmp.AddSigningSubkey(cfg)
-		} else {
-			err = tmp.AddEncryptionSubkey(cfg)
-		}
-		if err != nil {
-			return fmt.Errorf("keyring: generating the subkey: %w", err)
-		}
-		sub := tmp.Subkeys[0]
-		bind := sub.Bindings[0].Packet
-		bind.FlagsValid = true
-		bind.FlagSign, bind.FlagAuthenticate = u.Sign, u.Auth
-		bind.FlagEncryptCommunications, bind.FlagEncryptStorage = u.Encrypt, u.Encrypt
-		if !u.Sign {
-			// The primary key binding signature is for signing
-			// subkeys only (RFC 9580 section 5.2.3.34).
-			bind.EmbeddedSignature = nil
-		}
-		if err := bind.SignKey(sub.PublicKey, ed.priv, cfg); err != nil {
-			return fmt.Errorf("keyring: signing the subkey: %w", err)
-		}
-		if ed.pass != nil {
-			if err := sub.PrivateKey.EncryptWithConfig(ed.pass, lockConfig(ed.priv.Version == 6)); err != nil {
-				return fmt.Errorf("keyring: protecting the subkey: %w", err)
-			}
-		}
-		secPkt, err := keyPacket(func(b *bytes.Buffer) error { return sub.PrivateKey.Serialize(b) })
-		if err != nil {
-			return err
-		}
-		pubPkt, err := publicPacket(secPkt)
-		if err != nil {
-			return err
-		}
-		sp, err := sigPacket(bind)
-		if err != nil {
-			return err
-		}
-		ed.addSubSig(pubPkt, secPkt, sp)
-		newFpr = fmt.Sprintf("%X", sub.PublicKey.Fingerprint)
-		return nil
+	err := r.edit(fpr, pass, func(ed *editor) (err error) {
+		newFpr, err = ed.addSubkey(opt)
+		return err
 	})
 	return newFpr, err
+}
+
+// addSubkey adds a new subkey as opt says and returns its fingerprint.
+func (ed *editor) addSubkey(opt AddKeyOptions) (string, error) {
+	cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, opt.Algo)
+	if err != nil {
+		return "", err
+	}
+	u, isDef, err := ParseUsage(opt.Usage)
+	if err != nil {
+		return "", err
+	}
+	if isDef {
+		u = Usage{Encrypt: encDefault, Sign: !encDefault}
+	}
+	if u.Certify {
+		return "", fmt.Errorf("keyring: %w (a subkey cannot certify)", ErrBadUsage)
+	}
+	if cfg.Algorithm == packet.PubKeyAlgoECDH && cfg.Curve == packet.CurveNistP256 && (u.Sign || u.Auth) {
+		if u.Encrypt {
+			return "", fmt.Errorf("keyring: %w (a nistp256 key either encrypts or signs)", ErrBadUsage)
+		}
+		cfg.Algorithm = packet.PubKeyAlgoECDSA
+	}
+	if u.Encrypt && !cfg.Algorithm.CanEncrypt() || (u.Sign || u.Auth) && !cfg.Algorithm.CanSign() || !u.Encrypt && !u.Sign && !u.Auth {
+		return "", fmt.Errorf("keyring: %w (%s cannot do that)", ErrBadUsage, opt.Algo)
+	}
+	life, err := lifetime(ed.now, opt.Expires)
+	if err != nil {
+		return "", err
+	}
+	now := ed.now
+	cfg.Time = func() time.Time { return now }
+	cfg.KeyLifetimeSecs = *life
+	// go-crypto makes the subkey and its binding on an entity that
+	// holds only the primary key; the binding's flags are then set
+	// to the usage asked for and it is signed again.
+	tmp := &v2.Entity{PrimaryKey: &ed.priv.PublicKey, PrivateKey: ed.priv}
+	if cfg.Algorithm.CanSign() {
+		err = tmp.AddSigningSubkey(cfg)
+	} else {
+		err = tmp.AddEncryptionSubkey(cfg)
+	}
+	if err != nil {
+		return "", fmt.Errorf("keyring: generating the subkey: %w", err)
+	}
+	sub := tmp.Subkeys[0]
+	bind := sub.Bindings[0].Packet
+	bind.FlagsValid = true
+	bind.FlagSign, bind.FlagAuthenticate = u.Sign, u.Auth
+	bind.FlagEncryptCommunications, bind.FlagEncryptStorage = u.Encrypt, u.Encrypt
+	if !u.Sign {
+		// The primary key binding signature is for signing
+		// subkeys only (RFC 9580 section 5.2.3.34).
+		bind.EmbeddedSignature = nil
+	}
+	if err := bind.SignKey(sub.PublicKey, ed.priv, cfg); err != nil {
+		return "", fmt.Errorf("keyring: signing the subkey: %w", err)
+	}
+	if ed.pass != nil {
+		if err := sub.PrivateKey.EncryptWithConfig(ed.pass, lockConfig(ed.priv.Version == 6)); err != nil {
+			return "", fmt.Errorf("keyring: protecting the subkey: %w", err)
+		}
+	}
+	secPkt, err := keyPacket(func(b *bytes.Buffer) error { return sub.PrivateKey.Serialize(b) })
+	if err != nil {
+		return "", err
+	}
+	pubPkt, err := publicPacket(secPkt)
+	if err != nil {
+		return "", err
+	}
+	sp, err := sigPacket(bind)
+	if err != nil {
+		return "", err
+	}
+	ed.addSubSig(pubPkt, secPkt, sp)
+	return fmt.Sprintf("%X", sub.PublicKey.Fingerprint), nil
 }

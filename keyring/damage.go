@@ -60,9 +60,9 @@ func readRingFile(path string) (*ringFile, error) {
 	}
 	f := parseRing(path, data)
 	for i, b := range f.blocks {
-		// Rings written before third-party signatures were dropped on
-		// import may still hold a flood of them; they are not read.
-		if err := stripThirdParty(b); err != nil {
+		// A ring written by hand or by an older version may hold a
+		// flood of certifications; no more are read than an import keeps.
+		if err := tidyStored(b); err != nil {
 			f.cut(i, err)
 			break
 		}

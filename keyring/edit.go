@@ -99,17 +99,21 @@ func openEditor(k *Key, unlock func(*packet.PrivateKey) ([]byte, error)) (*edito
 	if priv == nil || priv.Dummy() {
 		return nil, fmt.Errorf("keyring: key %s: the secret primary key is not in the ring: %w", k.Fingerprint(), ErrNoSecretKey)
 	}
-	ed := &editor{k: k, priv: priv, now: clock.Now().Truncate(time.Second)}
+	var pw []byte
 	if priv.Encrypted {
-		pw, err := unlock(priv)
-		if err != nil {
+		if pw, err = unlock(priv); err != nil {
 			return nil, err
 		}
-		ed.pass = pw
 	}
-	ed.pub = &block{primary: component{pkt: k.pub.primary.pkt}}
-	ed.sec = &block{primary: component{pkt: k.sec.primary.pkt}}
-	return ed, nil
+	return editorWith(k, priv, pw), nil
+}
+
+// editorWith is an editor for k whose primary secret key priv is already
+// unlocked (with pass, nil if it was not protected).
+func editorWith(k *Key, priv *packet.PrivateKey, pass []byte) *editor {
+	return &editor{k: k, priv: priv, pass: pass, now: clock.Now().Truncate(time.Second),
+		pub: &block{primary: component{pkt: k.pub.primary.pkt}},
+		sec: &block{primary: component{pkt: k.sec.primary.pkt}}}
 }
 
 // SignatureHash is the digest for signatures pk makes: SHA-256, or a
@@ -421,74 +425,82 @@ func (r *Ring) AddUserID(fpr, uid string, pass PassphraseFunc) error {
 	if _, _, _, err := splitUserID(uid); err != nil {
 		return err
 	}
-	return r.edit(fpr, pass, func(ed *editor) error {
-		k := ed.k
-		for _, u := range k.pub.uids {
-			if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
-				if id := k.ent.Identities[uid]; id != nil {
-					if sig, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil && !id.Revoked(sig, ed.now, config) {
-						return fmt.Errorf("keyring: %w", ErrUserIDExists)
-					}
+	return r.edit(fpr, pass, func(ed *editor) error { return ed.addUserID(uid) })
+}
+
+// addUserID adds uid with a self-signature that repeats what the
+// primary user ID's says about the key.
+func (ed *editor) addUserID(uid string) error {
+	k := ed.k
+	for _, u := range k.pub.uids {
+		if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
+			if id := k.ent.Identities[uid]; id != nil {
+				if sig, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil && !id.Revoked(sig, ed.now, config) {
+					return fmt.Errorf("keyring: %w", ErrUserIDExists)
 				}
 			}
 		}
-		var s *packet.Signature
-		if old, err := k.ent.PrimarySelfSignature(time.Time{}, config); err == nil && old.SigType != packet.SigTypeDirectSignature {
-			s = ed.renewSig(old)
-			s.SigType = packet.SigTypePositiveCert
-		} else {
-			s = ed.newSig(packet.SigTypePositiveCert)
-		}
-		f := false
-		s.IsPrimaryId = &f
-		if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
-			return fmt.Errorf("keyring: signing user ID %q: %w", uid, err)
-		}
-		p, err := sigPacket(s)
-		if err != nil {
-			return err
-		}
-		ed.addUIDSig(uid, p)
-		return nil
-	})
+	}
+	var s *packet.Signature
+	if old, err := k.ent.PrimarySelfSignature(time.Time{}, config); err == nil && old.SigType != packet.SigTypeDirectSignature {
+		s = ed.renewSig(old)
+		s.SigType = packet.SigTypePositiveCert
+	} else {
+		s = ed.newSig(packet.SigTypePositiveCert)
+	}
+	f := false
+	s.IsPrimaryId = &f
+	if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
+		return fmt.Errorf("keyring: signing user ID %q: %w", uid, err)
+	}
+	p, err := sigPacket(s)
+	if err != nil {
+		return err
+	}
+	ed.addUIDSig(uid, p)
+	return nil
 }
 
 // RevokeUserID revokes the user ID uid (exactly as stored) of the key with
 // full fingerprint fpr with a certification revocation ("user ID is no
 // longer valid"). As gpg does, the last valid user ID cannot be revoked.
 func (r *Ring) RevokeUserID(fpr, uid string, pass PassphraseFunc) error {
-	return r.edit(fpr, pass, func(ed *editor) error {
-		k := ed.k
-		valid := 0
-		found := false
-		for _, u := range k.uids {
-			id := k.ent.Identities[u]
-			sig, err := id.LatestValidSelfCertification(time.Time{}, config)
-			if err != nil || id.Revoked(sig, ed.now, config) {
-				continue
-			}
-			valid++
-			found = found || u == uid
+	return r.edit(fpr, pass, func(ed *editor) error { return ed.revokeUserID(uid, packet.UserIDNotValid, "") })
+}
+
+// revokeUserID revokes uid with a certification revocation giving reason
+// and text.
+func (ed *editor) revokeUserID(uid string, reason packet.ReasonForRevocation, text string) error {
+	k := ed.k
+	valid := 0
+	found := false
+	for _, u := range k.uids {
+		id := k.ent.Identities[u]
+		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
+		if err != nil || id.Revoked(sig, ed.now, config) {
+			continue
 		}
-		if !found {
-			return fmt.Errorf("keyring: revoking the user ID failed: key %s has no valid user ID %q", k.Fingerprint(), uid)
-		}
-		if valid == 1 {
-			return fmt.Errorf("keyring: revoking the user ID failed: %q is the key's last valid user ID", uid)
-		}
-		s := ed.newSig(packet.SigTypeCertificationRevocation)
-		reason := packet.UserIDNotValid
-		s.RevocationReason = &reason
-		if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
-			return fmt.Errorf("keyring: revoking user ID %q: %w", uid, err)
-		}
-		p, err := sigPacket(s)
-		if err != nil {
-			return err
-		}
-		ed.addUIDSig(uid, p)
-		return nil
-	})
+		valid++
+		found = found || u == uid
+	}
+	if !found {
+		return fmt.Errorf("keyring: revoking the user ID failed: key %s has no valid user ID %q", k.Fingerprint(), uid)
+	}
+	if valid == 1 {
+		return fmt.Errorf("keyring: revoking the user ID failed: %q is the key's last valid user ID", uid)
+	}
+	s := ed.newSig(packet.SigTypeCertificationRevocation)
+	s.RevocationReason = &reason
+	s.RevocationReasonText = text
+	if err := s.SignUserId(uid, &ed.priv.PublicKey, ed.priv, ed.config()); err != nil {
+		return fmt.Errorf("keyring: revoking user ID %q: %w", uid, err)
+	}
+	p, err := sigPacket(s)
+	if err != nil {
+		return err
+	}
+	ed.addUIDSig(uid, p)
+	return nil
 }
 
 // Revocation reasons (RFC 9580 section 5.2.3.31) as gpg numbers them in

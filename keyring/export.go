@@ -11,17 +11,31 @@ import (
 // Export writes the matching keys (all without patterns), as transferable
 // public keys or, with secret, transferable secret keys; armored or binary.
 func (r *Ring) Export(w io.Writer, patterns []string, secret, armored bool) error {
-	return r.export(w, patterns, secret, armored, false)
+	return r.export(w, patterns, secret, armored, ExportOptions{})
+}
+
+// ExportOptions are gpg's --export-options pgpstream has.
+type ExportOptions struct {
+	// Minimal: of each user ID's and subkey's self-signatures only the
+	// newest, and no certifications by other keys (export-minimal).
+	Minimal bool
+	// LocalSigs: non-exportable certifications too (export-local-sigs).
+	LocalSigs bool
+}
+
+// ExportWith is Export with gpg's export options.
+func (r *Ring) ExportWith(w io.Writer, patterns []string, secret, armored bool, opt ExportOptions) error {
+	return r.export(w, patterns, secret, armored, opt)
 }
 
 // ExportMinimal is Export with gpg's export-minimal option: of each user
 // ID's and subkey's self-signatures only the newest is written (see
 // minimalBlock).
 func (r *Ring) ExportMinimal(w io.Writer, patterns []string, secret, armored bool) error {
-	return r.export(w, patterns, secret, armored, true)
+	return r.export(w, patterns, secret, armored, ExportOptions{Minimal: true})
 }
 
-func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal bool) error {
+func (r *Ring) export(w io.Writer, patterns []string, secret, armored bool, opt ExportOptions) error {
 	keys, err := r.Select(patterns, secret)
 	if err != nil {
 		return err
@@ -37,8 +51,11 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored, minimal b
 				return err
 			}
 		}
-		if minimal {
-			b = minimalBlock(b)
+		if !opt.LocalSigs {
+			b = exportable(b)
+		}
+		if opt.Minimal {
+			b = minimalBlock(ownView(b))
 		}
 		blocks = append(blocks, b)
 	}

@@ -207,7 +207,7 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 			return false, err
 		}
 		var st ImportStats
-		return r.importBlock(blocks[0], &st)
+		return r.importBlock(blocks[0], &st, ImportOptions{})
 	})
 	if err != nil {
 		return nil, err

@@ -134,7 +134,7 @@ func parseBlocks(data []byte) ([]*block, error) {
 		if b.secret() {
 			return nil, fmt.Errorf("%w: a secret key in a public ring", ErrMalformed)
 		}
-		if err := stripThirdParty(b); err != nil {
+		if err := tidyStored(b); err != nil {
 			return nil, err
 		}
 	}

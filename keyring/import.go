@@ -135,8 +135,12 @@ func decodeKeyData(rd io.Reader) ([]rawPacket, error) {
 // subkeys and signatures it lacked. Secret keys go to the secret ring and
 // their public part to the public ring. Blocks that cannot be read are
 // skipped and reported in the returned error; the others are still
-// imported.
-func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
+// imported. Certifications by other keys are kept, within bounds (see
+// certs.go); ImportWith says otherwise.
+func (r *Ring) Import(rd io.Reader) (ImportStats, error) { return r.ImportWith(rd, ImportOptions{}) }
+
+// ImportWith is Import with opt's rule for the signatures of other keys.
+func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) {
 	var st ImportStats
 	pkts, err := decodeKeyData(rd)
 	if err != nil {
@@ -167,7 +171,7 @@ func (r *Ring) Import(rd io.Reader) (ImportStats, error) {
 				st.SecretRead++
 			}
 			before := st
-			c, err := r.importBlock(b.clone(), &st)
+			c, err := r.importBlock(b.clone(), &st, opt)
 			if errors.Is(err, errNoUserID) {
 				st.NoUserID++
 				st.Notes = append(st.Notes, err.Error())
@@ -220,12 +224,15 @@ func hasSelfSignedUserID(k *Key) bool {
 
 // importBlock merges one transferable key into the ring and reports
 // whether the ring changed.
-func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
+func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, error) {
 	fp, err := fingerprintOf(b.primary.pkt)
 	if err != nil {
 		return false, err
 	}
-	if err := stripThirdParty(b); err != nil {
+	if err := filterSignatures(b, opt); err != nil {
+		return false, err
+	}
+	if _, err := r.boundCerts(b, fp, st); err != nil {
 		return false, err
 	}
 	if err := checkBounds(b); err != nil {
@@ -273,6 +280,14 @@ func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// At their bound, certifications a merge brought may be dropped
+	// again: what is new is what the bounded result has and the stored
+	// key had not.
+	if dropped, err := r.boundCerts(np, fp, st); err != nil {
+		return false, err
+	} else if dropped > 0 {
+		m.sigs = newSignatures(k.pub, np)
+	}
 	st.NewUserIDs += m.uids
 	st.NewSubkeys += m.subs
 	st.NewSigs += m.sigs
@@ -312,6 +327,47 @@ func (r *Ring) importBlock(b *block, st *ImportStats) (bool, error) {
 	}
 	*k = *nk
 	return true, nil
+}
+
+// newSignatures counts the signatures of now that old lacks.
+func newSignatures(old, now *block) int {
+	had := map[string]bool{}
+	for _, c := range old.components() {
+		for _, s := range c.sigs {
+			had[string(s.body)] = true
+		}
+	}
+	n := 0
+	for _, c := range now.components() {
+		for _, s := range c.sigs {
+			if !had[string(s.body)] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// boundCerts keeps b's certifications by other keys within their bounds
+// (certs.go), those by the ring's keys first, and notes what it dropped.
+func (r *Ring) boundCerts(b *block, fp []byte, st *ImportStats) (int, error) {
+	n, err := boundCertifications(b, r.isIssuer)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	st.Notes = append(st.Notes, fmt.Sprintf("key %016X: %d signatures by other keys not kept (at most %d per key)", pgppacket.KeyIDOf(fp), n, maxCertifications))
+	return n, nil
+}
+
+// isIssuer reports whether s was made by one of the ring's primary keys.
+func (r *Ring) isIssuer(s *pgppacket.Signature) bool {
+	for _, k := range r.keys {
+		pk := k.ent.PrimaryKey
+		if s.IssuerFingerprint != nil && bytes.Equal(s.IssuerFingerprint, pk.Fingerprint) || s.IssuerKeyID == pk.KeyId {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Ring) byFingerprint(fpr string) *Key {

@@ -437,7 +437,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		f[0] = "uid"
 		f[1] = u.colon
 		if f[1] == "-" {
-			f[1] = validity.Letter()
+			f[1] = lc.uidTrust(k, u.name).Letter()
 		}
 		f[5] = epoch(u.created)
 		f[6] = epoch(u.expires)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/escape"
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // ListOptions choose what a key listing shows, as gpg's options do.
@@ -49,7 +50,15 @@ func (lc *listCtx) trust(fpr string) (validity, ownertrust OwnerTrust) {
 	if lc.ring == nil || lc.opt.ShowOnly {
 		return TrustUnknown, TrustUnknown
 	}
-	return lc.ring.Validity(fpr, lc.ring.model), lc.ring.OwnerTrust(fpr)
+	return lc.ring.Validity(fpr, lc.ring.model), lc.ring.ListedOwnerTrust(fpr)
+}
+
+// uidTrust is the validity of one user ID of k for a listing.
+func (lc *listCtx) uidTrust(k *Key, uid string) OwnerTrust {
+	if lc.ring == nil || lc.opt.ShowOnly {
+		return TrustUnknown
+	}
+	return lc.ring.UserIDValidity(k.Fingerprint(), uid, lc.ring.model)
 }
 
 // List writes the matching keys as ListOptions say and, with CheckSigs,
@@ -215,6 +224,7 @@ func (k *Key) subkeySigs(pk *packet.PublicKey) []rawPacket {
 // listedSig is one signature as a listing shows it.
 type listedSig struct {
 	sig    *packet.Signature
+	flags  *pgppacket.Signature // what go-crypto does not keep: local, trust
 	keyID  uint64
 	issuer []byte // issuer fingerprint, when the signature names it
 	rc     byte   // ' ' not checked, '!' good, '-' bad, '?' no key, '%' error
@@ -253,15 +263,11 @@ func signerPublic(k *Key, id uint64, fp []byte) *packet.PublicKey {
 func (lc *listCtx) examine(k *Key, pkts []rawPacket, uid string, sub *packet.PublicKey) []listedSig {
 	var out []listedSig
 	for _, p := range pkts {
-		pk, err := packet.Read(bytes.NewReader(withHeader(p)))
+		sig, flags, err := readSignature(p)
 		if err != nil {
 			continue
 		}
-		sig, ok := pk.(*packet.Signature)
-		if !ok {
-			continue
-		}
-		ls := listedSig{sig: sig, issuer: sig.IssuerFingerprint, rc: ' '}
+		ls := listedSig{sig: sig, flags: flags, issuer: sig.IssuerFingerprint, rc: ' '}
 		if sig.IssuerKeyId != nil {
 			ls.keyID = *sig.IssuerKeyId
 		} else if len(sig.IssuerFingerprint) >= 20 {
@@ -397,17 +403,29 @@ func (lc *listCtx) sigLines(w io.Writer, k *Key, pkts []rawPacket) {
 		case name == "":
 			name = "[User ID not found]"
 		}
-		policy, notation := byte(' '), byte(' ')
+		local, nonRev, policy, notation, depth := byte(' '), byte(' '), byte(' '), byte(' '), byte(' ')
+		if s.flags.Local {
+			local = 'L'
+		}
+		if s.flags.NonRevocable {
+			nonRev = 'R'
+		}
 		if s.sig.PolicyURI != "" {
 			policy = 'P'
 		}
 		if len(s.sig.Notations) > 0 {
 			notation = 'N'
 		}
+		if d := s.flags.TrustDepth; d > 0 {
+			depth = '0' + min(d, 9)
+			if d > 9 {
+				depth = 'T'
+			}
+		}
 		// sig, check result, level, then gpg's flag columns: local,
 		// non-revocable, policy, notation, expired, trust depth.
 		fmt.Fprintf(w, "%s%c%c %c%c%c%c%c%c %016X %s  %s\n", sigWord(s.sig.SigType), s.rc, sigClassDigit(s.sig.SigType),
-			' ', ' ', policy, notation, exp, ' ', s.keyID, day(s.sig.CreationTime), escape.Human(name))
+			local, nonRev, policy, notation, exp, depth, s.keyID, day(s.sig.CreationTime), escape.Human(name))
 		if sigWord(s.sig.SigType) == "rev" && s.sig.RevocationReason != nil {
 			fmt.Fprintf(w, "      reason for revocation: %s\n", revocationReasonText(uint8(*s.sig.RevocationReason)))
 			if c := s.sig.RevocationReasonText; c != "" {
@@ -431,10 +449,17 @@ func (lc *listCtx) sigRecords(w io.Writer, k *Key, pkts []rawPacket) {
 		if s.sig.SigLifetimeSecs != nil && *s.sig.SigLifetimeSecs != 0 {
 			f[6] = epoch(s.sig.CreationTime.Add(time.Duration(*s.sig.SigLifetimeSecs) * time.Second))
 		}
+		if s.flags.TrustDepth > 0 {
+			f[7] = fmt.Sprintf("%d %d", s.flags.TrustDepth, s.flags.TrustAmount)
+		}
 		if s.rc != '?' {
 			f[9] = escape.Colon(s.signer)
 		}
-		f[10] = fmt.Sprintf("%02xx", uint8(s.sig.SigType))
+		class := byte('x')
+		if s.flags.Local {
+			class = 'l'
+		}
+		f[10] = fmt.Sprintf("%02x%c", uint8(s.sig.SigType), class)
 		if sigWord(s.sig.SigType) == "rev" && s.sig.RevocationReason != nil {
 			// gpg appends the reason-for-revocation code.
 			f[10] += fmt.Sprintf(",%02x", uint8(*s.sig.RevocationReason))
@@ -443,6 +468,10 @@ func (lc *listCtx) sigRecords(w io.Writer, k *Key, pkts []rawPacket) {
 			f[12] = fmt.Sprintf("%X", s.issuer)
 		}
 		f[15] = strconv.Itoa(int(hashID(s.sig.Hash)))
+		if c := s.sig.RevocationReasonText; sigWord(s.sig.SigType) == "rev" && c != "" {
+			// gpg 2.2 puts the revocation comment in field 21.
+			f = append(f, "", "", "", "", escape.Colon(c))
+		}
 		colonRecord(w, f)
 	}
 }
@@ -567,8 +596,7 @@ func (lc *listCtx) uidValidity(k *Key, u uidState) string {
 	case "e":
 		return "[ expired]"
 	}
-	v, _ := lc.trust(k.Fingerprint())
-	switch v {
+	switch lc.uidTrust(k, u.name) {
 	case TrustUndefined:
 		return "[ undef  ]"
 	case TrustNever:

@@ -2,6 +2,7 @@ package keyring
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -25,8 +26,11 @@ func (r *Ring) ChangePassphrase(fpr string, oldPass, newPass []byte) error {
 			return false, err
 		}
 		ns, err := reprotect(k.sec, func(priv *packet.PrivateKey) error { return Unlock(priv, oldPass) }, newPass)
-		if err != nil {
+		if errors.Is(err, ErrNoSecretKey) {
 			return false, fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), err)
+		}
+		if err != nil {
+			return false, err
 		}
 		nk, err := r.newKey(k.pub, ns)
 		if err != nil {

@@ -1,7 +1,6 @@
 package keyring
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -30,62 +29,15 @@ func isRevocation(t byte) bool {
 	return t == sigKeyRevocation || t == sigSubkeyRevocation || t == sigCertRevocation
 }
 
-// Bounds on one certificate as stored, after third-party signatures are
-// dropped. Real certificates have tens of packets and a few kilobytes;
-// a photo ID can reach a few hundred kilobytes. A certificate beyond
-// either bound is refused on import: every later command would pay to
-// read it.
+// Bounds on one certificate as stored. Real certificates have tens of
+// packets and a few kilobytes; a photo ID can reach a few hundred
+// kilobytes. A certificate beyond either bound is refused on import:
+// every later command would pay to read it. Certifications by other keys
+// have bounds of their own (certs.go), well inside these.
 const (
 	maxCertPackets = 10000
 	maxCertBytes   = 4 << 20
 )
-
-// stripThirdParty drops from b the signatures that are not the key's own:
-// certifications by other keys, which mean nothing without a trust model
-// and are what a certificate-flooding attack appends by the hundred
-// thousand (as GnuPG does on import by default, and keys.openpgp.org).
-// Kept: signatures the primary key issued (or that name no issuer, which
-// go-crypto then checks against the primary key), and key and subkey
-// revocations, which a designated revoker may have made. Signatures that
-// do not parse are dropped too.
-func stripThirdParty(b *block) error {
-	pk, _, err := parseKey(b.primary.pkt)
-	if err != nil {
-		return err
-	}
-	keep := func(p rawPacket) bool {
-		s, err := pgppacket.ParseSignature(p.body, -1)
-		if err != nil {
-			return false
-		}
-		if s.SigType == sigKeyRevocation || s.SigType == sigSubkeyRevocation {
-			return true
-		}
-		if s.IssuerFingerprint != nil {
-			return bytes.Equal(s.IssuerFingerprint, pk.Fingerprint)
-		}
-		return s.IssuerKeyID == 0 || s.IssuerKeyID == pk.KeyId
-	}
-	for _, c := range b.components() {
-		c.sigs = filterSigs(c.sigs, keep)
-	}
-	return nil
-}
-
-// filterSigs returns the signatures keep accepts, each once: a byte-equal
-// copy of a signature adds nothing and is only a cost.
-func filterSigs(sigs []rawPacket, keep func(rawPacket) bool) []rawPacket {
-	out := sigs[:0:0]
-	seen := map[string]bool{}
-	for _, s := range sigs {
-		if seen[string(s.body)] || !keep(s) {
-			continue
-		}
-		seen[string(s.body)] = true
-		out = append(out, s)
-	}
-	return out
-}
 
 // checkBounds refuses a certificate larger than the bounds above.
 func checkBounds(b *block) error {
@@ -98,10 +50,10 @@ func checkBounds(b *block) error {
 		}
 	}
 	if n > maxCertPackets {
-		return fmt.Errorf("certificate has %d packets after dropping third-party signatures (at most %d allowed)", n, maxCertPackets)
+		return fmt.Errorf("certificate has %d packets (at most %d allowed)", n, maxCertPackets)
 	}
 	if size > maxCertBytes {
-		return fmt.Errorf("certificate has %d bytes after dropping third-party signatures (at most %d MiB allowed)", size, maxCertBytes>>20)
+		return fmt.Errorf("certificate has %d bytes (at most %d MiB allowed)", size, maxCertBytes>>20)
 	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package keyring
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
+
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // sigBody builds a v4 signature body with the given type, hash, creation
@@ -27,34 +30,94 @@ func sigBody(typ, hash byte, created time.Time, issuer []byte) []byte {
 	return b
 }
 
-func TestStripThirdParty(t *testing.T) {
+func TestFilterSignatures(t *testing.T) {
 	r := openRing(t)
 	importFile(t, r, fixtures+"/gpg-ed25519-pub.asc")
 	k := r.keys[0]
 	own := k.ent.PrimaryKey.Fingerprint
 	other := make([]byte, 20)
 	now := time.Now()
-	b := k.pub.clone()
-	uid := &b.uids[0]
-	n := len(uid.sigs)
-	add := func(typ byte, issuer []byte) {
-		uid.sigs = append(uid.sigs, rawPacket{tag: tagSignature, body: sigBody(typ, 8, now, issuer)})
+	base := k.pub.clone()
+	n := len(base.uids[0].sigs)
+	nPrimary := len(base.primary.sigs)
+	build := func() *block {
+		b := base.clone()
+		uid := &b.uids[0]
+		add := func(body []byte) { uid.sigs = append(uid.sigs, rawPacket{tag: tagSignature, body: body}) }
+		add(sigBody(0x10, 8, now, other))                                                                                                     // a certification by another key: kept
+		add(sigBody(0x13, 8, now, own))                                                                                                       // claims to be the key's own: kept (go-crypto checks it)
+		add(sigBody(0x13, 8, now, own))                                                                                                       // the same bytes again: kept once
+		add(sigBody(0x30, 8, now, other))                                                                                                     // its revocation by the other key: kept
+		add(localSigBody(0x10, now, other))                                                                                                   // a local certification: dropped unless asked for
+		add([]byte{4, 0x10})                                                                                                                  // does not parse: dropped
+		b.subs = append(b.subs, component{pkt: base.primary.pkt, sigs: []rawPacket{{tag: tagSignature, body: sigBody(0x18, 8, now, other)}}}) // another key binding a subkey: dropped
+		b.primary.sigs = append(b.primary.sigs,
+			rawPacket{tag: tagSignature, body: sigBody(0x20, 8, now, other)}, // a designated revoker's key revocation: kept
+			rawPacket{tag: tagSignature, body: sigBody(0x10, 8, now, other)}) // a certification of no user ID: dropped
+		return b
 	}
-	add(0x10, other)                                                                                          // a stranger's certification: dropped
-	add(0x13, own)                                                                                            // claims to be the key's own: kept (go-crypto checks it)
-	add(0x13, own)                                                                                            // the same bytes again: kept once
-	add(0x30, other)                                                                                          // a stranger revoking their certification: dropped
-	b.primary.sigs = append(b.primary.sigs, rawPacket{tag: tagSignature, body: sigBody(0x20, 8, now, other)}) // a designated revoker's key revocation: kept
-	nPrimary := len(b.primary.sigs)
-	uid.sigs = append(uid.sigs, rawPacket{tag: tagSignature, body: []byte{4, 0x10}}) // does not parse: dropped
-	if err := stripThirdParty(b); err != nil {
+	for _, tc := range []struct {
+		name    string
+		opt     ImportOptions
+		uidSigs int
+	}{
+		{"file", ImportOptions{}, n + 3},
+		{"local sigs", ImportOptions{LocalSigs: true}, n + 4},
+		{"self-sigs-only", ImportOptions{SelfSigsOnly: true}, n + 1},
+	} {
+		b := build()
+		if err := filterSignatures(b, tc.opt); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(b.uids[0].sigs); got != tc.uidSigs {
+			t.Errorf("%s: user ID signatures kept: %d, want %d", tc.name, got, tc.uidSigs)
+		}
+		if got := len(b.primary.sigs); got != nPrimary+1 {
+			t.Errorf("%s: direct signatures kept: %d, want %d (the revocation)", tc.name, got, nPrimary+1)
+		}
+		if got := len(b.subs[len(b.subs)-1].sigs); got != 0 {
+			t.Errorf("%s: another key's subkey binding kept", tc.name)
+		}
+	}
+}
+
+// localSigBody is sigBody with a hashed exportable certification
+// subpacket saying no.
+func localSigBody(typ byte, created time.Time, issuer []byte) []byte {
+	b := sigBody(typ, 8, created, issuer)
+	n := int(b[4])<<8 | int(b[5])
+	hashed := append(append([]byte(nil), b[6:6+n]...), 2, 0x84, 0)
+	out := append([]byte{b[0], b[1], b[2], b[3], byte(len(hashed) >> 8), byte(len(hashed))}, hashed...)
+	return append(out, b[6+n:]...)
+}
+
+func TestBoundCertifications(t *testing.T) {
+	r := openRing(t)
+	importFile(t, r, fixtures+"/gpg-ed25519-pub.asc")
+	b := r.keys[0].pub.clone()
+	n := len(b.uids[0].sigs)
+	friend := make([]byte, 20)
+	friend[0] = 1
+	stranger := func(i int) []byte { f := make([]byte, 20); f[1], f[2] = byte(i), byte(i>>8); return f }
+	now := time.Now()
+	for i := 0; i < maxCertifications+10; i++ {
+		b.uids[0].sigs = append(b.uids[0].sigs, rawPacket{tag: tagSignature, body: sigBody(0x10, 8, now, stranger(i+2))})
+	}
+	b.uids[0].sigs = append(b.uids[0].sigs, rawPacket{tag: tagSignature, body: sigBody(0x10, 8, now, friend)})
+	known := func(s *pgppacket.Signature) bool { return bytes.Equal(s.IssuerFingerprint, friend) }
+	dropped, err := boundCertifications(b, known)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(b.uids[0].sigs); got != n+1 {
-		t.Errorf("user ID signatures after stripping: %d, want %d", got, n+1)
+	if dropped != 11 || len(b.uids[0].sigs) != n+maxCertifications {
+		t.Fatalf("dropped %d, kept %d; want 11 dropped, %d kept", dropped, len(b.uids[0].sigs), n+maxCertifications)
 	}
-	if got := len(b.primary.sigs); got != nPrimary {
-		t.Errorf("direct signatures after stripping: %d, want %d (revocation kept)", got, nPrimary)
+	last := b.uids[0].sigs[len(b.uids[0].sigs)-1]
+	if s, _ := pgppacket.ParseSignature(last.body, -1); !bytes.Equal(s.IssuerFingerprint, friend) {
+		t.Error("the certification by a key of the ring was dropped for a stranger's")
+	}
+	if s, _ := pgppacket.ParseSignature(b.uids[0].sigs[n].body, -1); !bytes.Equal(s.IssuerFingerprint, stranger(2)) {
+		t.Error("the strangers' certifications are not kept in their order")
 	}
 }
 

@@ -105,7 +105,9 @@ func RecipientsFrom(r io.Reader, name string) ([]Recipient, error) {
 				return nil, err
 			}
 		}
-		if err := stripThirdParty(b); err != nil {
+		// A -f key is not checked for validity: no one's
+		// certifications are read.
+		if err := filterSignatures(b, ImportOptions{SelfSigsOnly: true}); err != nil {
 			return nil, fmt.Errorf("keyring: recipient file %s: %w", path, err)
 		}
 		k, err := (&Ring{}).newKey(b, nil)

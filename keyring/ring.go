@@ -68,6 +68,9 @@ type Ring struct {
 	agent    *agentSource          // its gpg-agent, or nil
 
 	gpgValid map[string]gnupgKeyValidity // validity gpg computed, from trustdb.gpg (trust.go)
+
+	trustParams TrustParams // see SetTrustParams
+	web         *web        // the web of trust, computed on first use (wot.go)
 }
 
 // Options is the policy a Ring applies to the keys it reads.
@@ -267,20 +270,22 @@ func (r *Ring) newKey(pub, sec *block) (*Key, error) {
 }
 
 // refresh re-derives the parsed views after pub or sec changed. go-crypto
-// sees the certificate without the signatures the policy rejects (see
-// policyView); the ring keeps them as received.
+// sees the certificate without the certifications by other keys (see
+// ownView) and the signatures the policy rejects (see policyView); the
+// ring keeps them as received.
 func (k *Key) refresh() error {
-	view := policyView(k.pub, k.allowWeak)
+	own := ownView(k.pub)
+	view := policyView(own, k.allowWeak)
 	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(view.bytes())))
 	if err != nil {
 		return fmt.Errorf("reading certificate: %w", err)
 	}
 	k.ent, k.whole = e, e
-	if view != k.pub {
+	if view != own {
 		// Decryption does not judge the certificate: a message sent to
 		// the key opens with its secret part whatever the policy says
 		// about the signatures that bind it.
-		if k.whole, err = v2.ReadEntity(packet.NewReader(bytes.NewReader(k.pub.bytes()))); err != nil {
+		if k.whole, err = v2.ReadEntity(packet.NewReader(bytes.NewReader(own.bytes()))); err != nil {
 			return fmt.Errorf("reading certificate: %w", err)
 		}
 	}
@@ -494,16 +499,30 @@ func (k *Key) PrivateKey(fingerprint []byte) *packet.PrivateKey {
 // certificate; showing it would lend it the key's authority).
 func (k *Key) UserIDs() []string { return k.uids }
 
-// PrimaryUserID returns the user ID go-crypto selects as primary, or the
-// first valid one, or "".
+// PrimaryUserID returns the primary user ID as gpg chooses it (GnuPG's
+// merge_selfsigs_main): of the user IDs whose newest self-signature says
+// primary, the one signed last, else the one signed last of all; a tie
+// goes to the longer user ID, then to the one that sorts last, so that
+// every keyring picks the same. "" when no user ID is valid.
 func (k *Key) PrimaryUserID() string {
-	if _, id := k.ent.PrimaryIdentity(clock.Now(), config); id != nil {
-		return id.Name
+	best, bestFlag, bestAt := "", false, time.Time{}
+	for _, u := range k.uids {
+		sig, err := k.ent.Identities[u].LatestValidSelfCertification(time.Time{}, config)
+		if err != nil {
+			continue
+		}
+		flag := sig.IsPrimaryId != nil && *sig.IsPrimaryId
+		at := sig.CreationTime
+		switch {
+		case best == "" || flag && !bestFlag:
+		case flag != bestFlag || at.Before(bestAt):
+			continue
+		case at.Equal(bestAt) && (len(u) < len(best) || len(u) == len(best) && u <= best):
+			continue
+		}
+		best, bestFlag, bestAt = u, flag, at
 	}
-	if len(k.uids) > 0 {
-		return k.uids[0]
-	}
-	return ""
+	return best
 }
 
 // ErrAmbiguous is returned (wrapped) when a specification that must name

@@ -68,8 +68,8 @@ func (t OwnerTrust) Word() string {
 // Trust models, gpg's --trust-model: what makes a key valid.
 const (
 	// ModelPGP: a key is valid when its owner is trusted ultimately (a key
-	// made here, or one given ultimate trust). pgpstream keeps no
-	// third-party certifications, so no key becomes valid through others.
+	// made here, or one given ultimate trust), or through the
+	// certifications of keys so trusted (the web of trust, wot.go).
 	ModelPGP = "pgp"
 	// ModelDirect: a key is as valid as its owner is trusted.
 	ModelDirect = "direct"
@@ -132,7 +132,7 @@ func ParseOwnerTrust(data []byte) (map[string]OwnerTrust, error) {
 // for OwnerTrust and Validity to use. Only a file over its limit is an
 // error: one that cannot be read or parsed is a warning, and no trust.
 func (r *Ring) readTrustFiles() error {
-	r.trust, r.gpgValid, r.trustDB = nil, nil, nil
+	r.trust, r.gpgValid, r.trustDB, r.web = nil, nil, nil, nil
 	m, err := readTrust(r.trustPath())
 	if errors.Is(err, bounded.ErrTooLarge) {
 		return err
@@ -170,12 +170,25 @@ func (r *Ring) OwnerTrust(fpr string) OwnerTrust {
 	return r.trust[strings.ToUpper(fpr)]
 }
 
+// ListedOwnerTrust is the owner trust a listing shows: the one set, or
+// what a trust signature gave the key under the pgp model, if more
+// (gpg's min_ownertrust).
+func (r *Ring) ListedOwnerTrust(fpr string) OwnerTrust {
+	t := r.OwnerTrust(fpr)
+	if r.model == ModelPGP || r.model == "" {
+		t = max(t, r.webOfTrust().minTrust[strings.ToUpper(fpr)])
+	}
+	return t
+}
+
 // Validity is how valid a key is under the trust model: the binding of
 // its user IDs to its owner, as gpg's TRUST_ lines and listings report it,
 // and as encryption checks it. Under ModelPGP a key is valid when it is
-// trusted ultimately, or when gpg, sharing the home, found it valid
-// through certifications (its trustdb.gpg, see gnupgValidity): that is how
-// a key gpg --lsign-key made valid stays valid here.
+// trusted ultimately, or through certifications: as the web of trust
+// computes it from the ring (wot.go), or as gpg, sharing the home, found
+// it (its trustdb.gpg, see gnupgValidity), whichever is more valid. So a
+// key gpg --lsign-key made valid stays valid here, and so does one
+// certified only in pgpstream's own ring, which gpg does not read.
 func (r *Ring) Validity(fpr, model string) OwnerTrust {
 	t := r.OwnerTrust(fpr)
 	switch model {
@@ -188,7 +201,7 @@ func (r *Ring) Validity(fpr, model string) OwnerTrust {
 		if t == TrustUltimate {
 			return TrustUltimate
 		}
-		return r.gnupgValid(fpr, "", false)
+		return max(r.gnupgValid(fpr, "", false), r.webOfTrust().valid[strings.ToUpper(fpr)].best)
 	}
 }
 
@@ -205,13 +218,14 @@ func (r *Ring) RecipientValidity(rc Recipient, model string) OwnerTrust {
 
 // UserIDValidity is the validity of one user ID of the key with
 // fingerprint fpr, which gpg lists after it ([ full ]): under ModelPGP
-// the key's owner trust if ultimate, else what trustdb.gpg records for
-// that user ID; under ModelDirect the key's validity, the same for all.
+// the key's owner trust if ultimate, else what the web of trust or
+// trustdb.gpg gives that user ID; under ModelDirect the key's validity,
+// the same for all.
 func (r *Ring) UserIDValidity(fpr, uid, model string) OwnerTrust {
 	if model == ModelDirect || r.OwnerTrust(fpr) == TrustUltimate {
 		return r.Validity(fpr, model)
 	}
-	return r.gnupgValid(fpr, uid, true)
+	return max(r.gnupgValid(fpr, uid, true), r.webOfTrust().valid[strings.ToUpper(fpr)].uids[uid])
 }
 
 // gnupgValid is the validity gpg's trustdb.gpg gives the key with
@@ -326,7 +340,7 @@ func (r *Ring) SetOwnerTrust(set map[string]OwnerTrust) error {
 	if err := writeAtomic(r.trustPath(), b.Bytes(), 0o600); err != nil {
 		return err
 	}
-	r.trust = m
+	r.ownTrust, r.trust, r.web = m, nil, nil
 	return nil
 }
 

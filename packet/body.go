@@ -131,6 +131,15 @@ func (s *segments) Run(want int) ([]byte, error) {
 	return nil, err
 }
 
+// Lend implements iobuf.Lender when the reader below does: a segment's
+// run is the reader's own bytes.
+func (s *segments) Lend() func() {
+	if l, ok := s.src.(iobuf.Lender); ok {
+		return l.Lend()
+	}
+	return nil
+}
+
 // Advance implements iobuf.RunSource.
 func (s *segments) Advance(n int) {
 	if int64(n) > s.remaining {

@@ -134,6 +134,21 @@ type Signature struct {
 	IssuerFingerprint []byte // from the issuer fingerprint subpacket, nil if none
 	HashPrefix        [2]byte
 	Body              []byte // the packet body as read
+
+	// What a certification says of itself, from the hashed area only
+	// (RFC 9580 §5.2.3.18 to §5.2.3.22): an unhashed claim could be
+	// added by anyone.
+	Lifetime     uint32 // signature expiration, seconds after Created; 0: none
+	Local        bool   // exportable certification subpacket with 0 (§5.2.3.19)
+	NonRevocable bool   // revocable subpacket with 0 (§5.2.3.20)
+	TrustDepth   byte   // trust signature level (§5.2.3.21); 0: not a trust signature
+	TrustAmount  byte
+	TrustRegexp  []string // regular expressions (§5.2.3.22), without the NUL
+	// HashedEnd is where the hashed subpacket area ends in Body: the
+	// signed part of the packet is Body[:HashedEnd] (§5.2.4). LocalAt is
+	// the offset in Body of the exportable subpacket's value when Local,
+	// for readers that must see the rest of the signature unchanged.
+	HashedEnd, LocalAt int
 }
 
 // maxSigSubpackets bounds the subpacket areas of a data signature: real
@@ -199,6 +214,9 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 			return nil, short()
 		}
 		areas[i], rest = rest[:n], rest[n:]
+		if i == 0 {
+			s.HashedEnd = len(b) - len(rest)
+		}
 	}
 	if len(rest) < 2 {
 		return nil, short()
@@ -218,7 +236,11 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 	// The hashed area is authoritative; the unhashed one may only add an
 	// issuer the hashed area lacks (older signers put it there).
 	for i, area := range areas {
-		if err := s.subpackets(area, i == 0, offset); err != nil {
+		base := 4 + lenSize
+		if i == 1 {
+			base = s.HashedEnd + lenSize
+		}
+		if err := s.subpackets(area, i == 0, base, offset); err != nil {
 			return nil, err
 		}
 	}
@@ -231,16 +253,26 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 // Subpacket types read here (RFC 9580 §5.2.3.7).
 const (
 	subCreationTime      = 2
+	subExpiration        = 3
+	subExportable        = 4
+	subTrust             = 5
+	subRegexp            = 6
+	subRevocable         = 7
 	subIssuerKeyID       = 16
 	subIssuerFingerprint = 33
 )
 
-func (s *Signature) subpackets(area []byte, hashed bool, offset int64) error {
+// subpackets reads one subpacket area; base is the area's offset in
+// Body.
+func (s *Signature) subpackets(area []byte, hashed bool, base int, offset int64) error {
 	sps, ok := Subpackets(area)
 	if !ok {
 		return &StructuralError{"signature", offset, "malformed subpacket length"}
 	}
 	for _, sp := range sps {
+		if hashed {
+			s.certSubpacket(sp.Type, sp.Data, base+sp.At)
+		}
 		switch sp.Type {
 		case subCreationTime:
 			if hashed && len(sp.Data) == 4 {
@@ -260,11 +292,13 @@ func (s *Signature) subpackets(area []byte, hashed bool, offset int64) error {
 }
 
 // Subpacket is one signature subpacket (RFC 9580 §5.2.3.7): its type
-// without the critical bit, that bit, and its data.
+// without the critical bit, that bit, its data, and where the data start
+// in the area.
 type Subpacket struct {
 	Type     byte
 	Critical bool
 	Data     []byte
+	At       int
 }
 
 // Subpackets splits a subpacket area, the one decoder of subpacket
@@ -272,16 +306,43 @@ type Subpacket struct {
 // false at a malformed length; the subpackets before it are returned.
 // The data are slices of area.
 func Subpackets(area []byte) (sps []Subpacket, ok bool) {
-	for len(area) > 0 {
-		n, size, lok := subpacketLength(area)
-		if !lok || n == 0 || uint64(len(area)-size) < n {
+	for at := 0; at < len(area); {
+		n, size, lok := subpacketLength(area[at:])
+		if !lok || n == 0 || uint64(len(area)-at-size) < n {
 			return sps, false
 		}
-		body := area[size : size+int(n)]
-		area = area[size+int(n):]
-		sps = append(sps, Subpacket{Type: body[0] & 0x7f, Critical: body[0]&0x80 != 0, Data: body[1:]})
+		body := area[at+size : at+size+int(n)]
+		sps = append(sps, Subpacket{Type: body[0] & 0x7f, Critical: body[0]&0x80 != 0, Data: body[1:], At: at + size + 1})
+		at += size + int(n)
 	}
 	return sps, true
+}
+
+// certSubpacket reads the hashed subpackets a certification's meaning
+// depends on; one of the wrong length is left unread.
+func (s *Signature) certSubpacket(typ byte, data []byte, valueAt int) {
+	switch {
+	case typ == subExpiration && len(data) == 4:
+		s.Lifetime = binary.BigEndian.Uint32(data)
+	case typ == subExportable && len(data) == 1:
+		s.Local, s.LocalAt = data[0] == 0, valueAt
+	case typ == subRevocable && len(data) == 1:
+		s.NonRevocable = data[0] == 0
+	case typ == subTrust && len(data) == 2:
+		s.TrustDepth, s.TrustAmount = data[0], data[1]
+	case typ == subRegexp && len(data) > 0:
+		s.TrustRegexp = append(s.TrustRegexp, strings.TrimSuffix(string(data), "\x00"))
+	}
+}
+
+// AppendSubpacket appends one subpacket (RFC 9580 §5.2.3.7): its length,
+// its type (with the critical bit when critical) and data.
+func AppendSubpacket(dst []byte, typ byte, critical bool, data []byte) []byte {
+	dst = AppendLength(dst, int64(len(data)+1)) // the new format's length octets
+	if critical {
+		typ |= 0x80
+	}
+	return append(append(dst, typ), data...)
 }
 
 // subpacketLength decodes a subpacket length (RFC 9580 §5.2.3.7), which

@@ -295,5 +295,8 @@ func dispatch(st *state, o *options) error {
 	if ok, err := dispatchLifecycle(st, o); ok {
 		return err
 	}
+	if ok, err := dispatchKeyCommands(st, o); ok {
+		return err
+	}
 	return usagef("unknown command %q", o.cmd)
 }

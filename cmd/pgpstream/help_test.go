@@ -101,7 +101,7 @@ func TestHelpForEveryListedCommand(t *testing.T) {
 			t.Errorf("pgpstream help %s: no %q:\n%s", c.topic, c.want, out)
 		}
 	}
-	for _, bad := range [][]string{{"help", "--frob"}, {"help", "--sign-key"}, {"help", "a", "b"}, {"help", "-Q"}} {
+	for _, bad := range [][]string{{"help", "--frob"}, {"help", "--edit-card"}, {"help", "a", "b"}, {"help", "-Q"}} {
 		if code, _, stderr := runInProcess(nil, bad...); code != exitError || !strings.HasPrefix(stderr, "pgpstream: error: ") {
 			t.Errorf("pgpstream %s: exit %d %s", strings.Join(bad, " "), code, stderr)
 		}

@@ -40,7 +40,7 @@ func cmdImport(st *state, o *options) error {
 			return err
 		}
 		defer done()
-		stats, err := ring.Import(r)
+		stats, err := ring.ImportWith(r, importPolicy(o))
 		importedKeys(st, sw, stats)
 		if !st.quiet {
 			for _, n := range stats.Notes {
@@ -103,17 +103,19 @@ func cmdExport(st *state, o *options, secret bool) error {
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
 	out.private = secret
-	export := ring.Export
+	var eopt keyring.ExportOptions
 	for _, eo := range o.exportOptions {
 		switch eo {
 		case "export-minimal":
-			export = ring.ExportMinimal
+			eopt.Minimal = true
+		case "export-local-sigs":
+			eopt.LocalSigs = true
 		default:
 			out.abort()
-			return usagef("--export-options %q: pgpstream knows export-minimal", eo)
+			return usagef("--export-options %q: pgpstream knows export-minimal and export-local-sigs", eo)
 		}
 	}
-	if err := export(out.w, o.args, secret, o.armor); err != nil {
+	if err := ring.ExportWith(out.w, o.args, secret, o.armor, eopt); err != nil {
 		out.abort()
 		return err
 	}

@@ -295,6 +295,7 @@ var statusDocs = map[string]string{
 	"EXPKEYSIG":           "the signature is good but its key has expired",
 	"REVKEYSIG":           "the signature is good but its key is revoked",
 	"BADSIG":              "the signature does not verify (exit status 1)",
+	"ALREADY_SIGNED":      "the key is already certified by the signing key (--sign-key, --edit-key's sign)",
 	"ERRSIG":              "the signature could not be checked; rc 9 means the key is missing, 4 an unsupported algorithm",
 	"VALIDSIG":            "the signature is good: the signing key's fingerprint, the signature's date, time, expiry, version, class and the primary key's fingerprint",
 	"SIG_ID":              "the signature's ID (gpg's hash of it) and time",

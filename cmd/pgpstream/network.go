@@ -97,7 +97,9 @@ func hkpClient(o *options) (*keyserver.HKP, error) {
 // importNetwork imports data from a network source and says what it did
 // as gpg does, in one line per source.
 func importNetwork(st *state, ring *keyring.Ring, data []byte, what string) (keyring.ImportStats, error) {
-	stats, err := ring.Import(bytes.NewReader(data))
+	// What a server hands out anyone may have signed: only the key's
+	// own signatures are kept, gpg's self-sigs-only for keyservers.
+	stats, err := ring.ImportWith(bytes.NewReader(data), keyring.ImportOptions{SelfSigsOnly: true})
 	if err != nil {
 		return stats, fmt.Errorf("importing %s: %w", what, err)
 	}

@@ -167,6 +167,7 @@ type options struct {
 	commands                []string          // every command option, in order
 	confWarnings            []string
 	net                     netOpts // keyservers and WKD (network.go)
+	keys                    keyOpts // certifications, the web of trust and --edit-key (keyedit_cli.go)
 }
 
 func (o *options) given(long string) bool { return o.seen[long] }
@@ -307,6 +308,14 @@ var baseOptions = []optDef{
 	{long: "import-ownertrust", kind: kCommand, cat: catCommand, usage: "set owner trust from FILEs or standard input, lines FINGERPRINT:LEVEL: (6 ultimate, 5 full, 4 marginal, 3 never, 2 undefined)"},
 	{long: "export-ownertrust", kind: kCommand, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
 	{long: "quick-set-ownertrust", kind: kCommand, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
+	{long: "check-trustdb", kind: kCommand, cat: catCommand, usage: "compute every key's validity from the certifications and owner trust (gpg's pgp model) and report it as gpg does"},
+	{long: "update-trustdb", kind: kCommand, cat: catCommand, usage: "--check-trustdb, asking the owner trust of each introducer that has none (not in --batch)"},
+	{long: "edit-key", kind: kCommand, cat: catCommand, usage: "KEY [COMMAND...]: change a key with gpg's menu (gpg> on the terminal, GET_LINE keyedit.prompt on --command-fd): sign, lsign, tsign, trust, expire, adduid, deluid, revuid, primary, addkey, revkey, passwd, key N, uid N, list, save, quit"},
+	{long: "key-edit", alias: "edit-key", kind: kCommand, hidden: true},
+	{long: "sign-key", kind: kCommand, cat: catCommand, usage: "KEY: certify the key's user IDs with your key (-u), asking as gpg does"},
+	{long: "lsign-key", kind: kCommand, cat: catCommand, usage: "KEY: --sign-key with a local (non-exportable) certification"},
+	{long: "quick-sign-key", kind: kCommand, cat: catCommand, usage: "FPR [NAMES]: certify the key (or the user IDs NAMES) with your key (-u), without asking"},
+	{long: "quick-lsign-key", kind: kCommand, cat: catCommand, usage: "FPR [NAMES]: --quick-sign-key with a local (non-exportable) certification"},
 	{long: "dump-option-table", kind: kCommand, cat: catCommand, usage: "print the option table as gpgconf reads it"},
 	{long: "encrypt-files", kind: kCommand, cat: catCommand, usage: "--encrypt --multifile", set: filesCommand("encrypt")},
 	{long: "decrypt-files", kind: kCommand, cat: catCommand, usage: "--decrypt --multifile", set: filesCommand("decrypt")},
@@ -384,7 +393,16 @@ var baseOptions = []optDef{
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
 	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
-	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid), direct (a key is as valid as its owner trust) or always (every key is used); -r keys that are not valid are refused, as in gpg", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
+	{long: "marginals-needed", arg: "N", cat: catKeys, usage: "pgp model: marginally trusted certifications that make a user ID fully valid (default 3)", set: setInt("marginals-needed", func(o *options) *int { return &o.keys.marginals })},
+	{long: "completes-needed", arg: "N", cat: catKeys, usage: "pgp model: fully trusted certifications that make a user ID fully valid (default 1)", set: setInt("completes-needed", func(o *options) *int { return &o.keys.completes })},
+	{long: "max-cert-depth", arg: "N", cat: catKeys, usage: "pgp model: how far from your own keys certifications reach (default 5)", set: setInt("max-cert-depth", func(o *options) *int { return &o.keys.maxDepth })},
+	{long: "min-cert-level", arg: "N", cat: catKeys, usage: "pgp model: certifications of a lower level (0x11 is level 1) count for nothing (default 2)", set: setInt("min-cert-level", func(o *options) *int { return &o.keys.minLevel })},
+	{long: "ask-cert-level", cat: catKeys, usage: "--sign-key and --edit-key's sign ask how carefully the key was checked (certification level 0 to 3)", set: setBool(func(o *options) *bool { return &o.keys.askLevel })},
+	{long: "no-ask-cert-level", cat: catKeys, hidden: true, usage: "undo --ask-cert-level", set: clearBool(func(o *options) *bool { return &o.keys.askLevel })},
+	{long: "default-cert-level", arg: "N", cat: catKeys, usage: "the certification level of new certifications, 0 (generic, the default) to 3", set: setInt("default-cert-level", func(o *options) *int { return &o.keys.certLevel })},
+	{long: "expert", cat: catKeys, usage: "--edit-key's addkey offers gpg's expert menu (ECC keys)", set: setBool(func(o *options) *bool { return &o.keys.expert })},
+	{long: "no-expert", cat: catKeys, hidden: true, usage: "undo --expert", set: clearBool(func(o *options) *bool { return &o.keys.expert })},
+	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid, and so are the keys they certify, as gpg's web of trust has it), direct (a key is as valid as its owner trust) or always (every key is used); -r keys that are not valid are refused, as in gpg", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
 
 	// Input and output.
 	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.outputName })},
@@ -441,7 +459,7 @@ var baseOptions = []optDef{
 	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
-	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them", set: addString(func(o *options) *[]string { return &o.importOptions })},
+	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addString(func(o *options) *[]string { return &o.importOptions })},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
 	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
@@ -455,7 +473,7 @@ var baseOptions = []optDef{
 	{long: "openpgp", kind: kNoop, usage: "pgpstream writes only OpenPGP (RFC 4880/9580) as it is"},
 	{long: "charset", arg: "NAME", kind: kNoop, usage: "messages are UTF-8"},
 	{long: "display-charset", arg: "NAME", kind: kNoop, usage: "messages are UTF-8"},
-	{long: "no-auto-check-trustdb", kind: kNoop, usage: "there is no trust database"},
+	{long: "no-auto-check-trustdb", kind: kNoop, usage: "pgpstream keeps no trust database: validity is computed anew in each run"},
 	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream fetches keys only when a command or --auto-key-locate asks"},
 	{long: "disable-dirmngr", kind: kNoop, usage: "pgpstream uses no dirmngr"},
 	{long: "no-autostart", cat: catKeys, usage: "start no gpg-agent for the passphrase cache and pinentry (a running one is used)", set: noop},
@@ -1129,7 +1147,8 @@ func (o *options) check() (err error) {
 		}
 		switch o.cmd {
 		case "import", "quick-gen-key", "delete-keys", "delete-secret-and-public-key",
-			"quick-set-expire", "quick-add-key", "quick-add-uid", "quick-revoke-uid", "passwd":
+			"quick-set-expire", "quick-add-key", "quick-add-uid", "quick-revoke-uid", "passwd",
+			"edit-key", "sign-key", "lsign-key", "quick-sign-key", "quick-lsign-key":
 			return usageError{msg: name + " is not supported with --" + o.cmd + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
 		}
 	}
@@ -1367,6 +1386,7 @@ func (o *options) ringWith(st *state, dir, gnupg, copyOf string) (*keyring.Ring,
 		st.warnf("%s: reading stopped at byte %d: %v; %d key(s) before it are used, nothing after it", file, d.Offset, d.Err, d.Keys)
 	}
 	r.SetTrustModel(o.trustModelName())
+	r.SetTrustParams(o.trustParams())
 	if !o.noPermissionWarning {
 		for _, w := range r.Warnings() {
 			// gpg's wording and capitals, which users search for.

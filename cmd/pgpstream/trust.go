@@ -107,7 +107,8 @@ func checkRecipient(st *state, o *options, sw *statusWriter, ring *keyring.Ring,
 	}
 	fpr := rc.Key.Fingerprint()
 	return withHints(err,
-		fmt.Sprintf("if you have checked that %s is theirs, trust it: --quick-set-ownertrust %s full, with --trust-model direct (or trust-model direct in gpg.conf)", fpr, fpr),
+		fmt.Sprintf("if you have checked that %s is theirs, certify it with your key: --quick-lsign-key %s (or --quick-sign-key to vouch for it publicly)", fpr, fpr),
+		fmt.Sprintf("or trust it: --quick-set-ownertrust %s full, with --trust-model direct (or trust-model direct in gpg.conf)", fpr),
 		"or encrypt without asking about validity: --trust-model always (--always-trust)")
 }
 

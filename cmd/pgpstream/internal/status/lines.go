@@ -290,6 +290,10 @@ type KeyCreated struct {
 	Handle string `status:"omitempty"`
 }
 
+// AlreadySigned: the user ID was certified by KeyID already, and is not
+// certified again.
+type AlreadySigned struct{ KeyID string }
+
 // KeyNotCreated: a parameter file's key was not made.
 type KeyNotCreated struct {
 	Handle string `status:"omitempty"`
@@ -371,6 +375,7 @@ func (ImportOK) Keyword() string          { return "IMPORT_OK" }
 func (ImportRes) Keyword() string         { return "IMPORT_RES" }
 func (KeyCreated) Keyword() string        { return "KEY_CREATED" }
 func (KeyNotCreated) Keyword() string     { return "KEY_NOT_CREATED" }
+func (AlreadySigned) Keyword() string     { return "ALREADY_SIGNED" }
 func (Progress) Keyword() string          { return "PROGRESS" }
 func (Success) Keyword() string           { return "SUCCESS" }
 func (Failure) Keyword() string           { return "FAILURE" }
@@ -390,5 +395,5 @@ var All = []Line{
 	SigCreated{}, UserIDHint{}, NeedPassphrase{}, NeedPassphraseSym{}, GetBool{},
 	GetLine{}, GetHidden{}, GotIt{}, InquireMaxLen{}, Imported{}, ImportOK{},
 	ImportRes{}, KeyCreated{}, KeyNotCreated{}, Progress{}, Success{}, Failure{},
-	Error{},
+	Error{}, AlreadySigned{},
 }
