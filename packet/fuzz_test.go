@@ -79,6 +79,7 @@ func FuzzPacketBodies(f *testing.F) {
 	f.Add([]byte{2, 9, 2, 16})
 	f.Add([]byte{1, 9, 2, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add([]byte{5, 7, 2, 3, 8, 1, 2, 3, 4, 5, 6, 7, 8, 96})
+	f.Add([]byte{4, 9, 0, 3}) // a simple S2K with RIPEMD-160
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ParsePKESK(body, 0)
 		ParseSKESK(body, 0)
@@ -90,6 +91,7 @@ func FuzzPacketBodies(f *testing.F) {
 		ReadAEADData(r, 0)
 		if s, err := ParseSKESK(body, 0); err == nil {
 			s.Decrypt([]byte("pw"))
+			s.Decrypt(nil) // an empty passphrase: a simple S2K hashes nothing
 		}
 	})
 }

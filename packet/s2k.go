@@ -21,7 +21,10 @@ var errSKESKv4Key = errors.New("SKESK v4: wrong passphrase or damaged packet (th
 // with SHA-NI, against 0.04 s for the hash itself). Here the repetition is
 // laid out once in a buffer of whole salt||passphrase periods and written
 // in blocks of up to s2kBlock bytes.
-func iteratedS2K(key []byte, h HashAlgo, salt [8]byte, passphrase []byte, count int) error {
+//
+// The simple and salted S2Ks (§3.7.1.1, §3.7.1.2) are the same with no
+// salt, or with count below one period: the input goes in once.
+func iteratedS2K(key []byte, h HashAlgo, salt []byte, passphrase []byte, count int) error {
 	if h.New() == nil {
 		return fmt.Errorf("S2K hash %v: not supported", h)
 	}
@@ -29,7 +32,10 @@ func iteratedS2K(key []byte, h HashAlgo, salt [8]byte, passphrase []byte, count 
 	if count < period {
 		count = period
 	}
-	reps := max(s2kBlock/period, 1)
+	if period == 0 {
+		count = 0 // the simple S2K of an empty passphrase hashes nothing
+	}
+	reps := max(s2kBlock/max(period, 1), 1)
 	block := make([]byte, 0, reps*period)
 	for range reps {
 		block = append(append(block, salt[:]...), passphrase...)
@@ -54,26 +60,46 @@ func iteratedS2K(key []byte, h HashAlgo, salt [8]byte, passphrase []byte, count 
 const s2kBlock = 64 << 10
 
 // decryptV4Iterated recovers the session key of a version 4 SKESK whose
-// S2K is iterated and salted (what gpg -c writes), deriving the key with
-// iteratedS2K. ok is false for every other S2K: go-crypto decrypts those.
+// S2K is simple, salted, or iterated and salted (what gpg -c writes),
+// deriving the key with iteratedS2K, for every hash pgpstream knows
+// (RIPEMD-160 among them, which go-crypto's S2K lacks). ok is false for
+// every other S2K (Argon2, GnuPG's card stubs): go-crypto decrypts those.
 func (s *SKESK) decryptV4Iterated(passphrase []byte) (key []byte, c CipherAlgo, ok bool, err error) {
 	b := s.body
-	// version, cipher, S2K type 3, hash, 8 octets of salt, coded count.
-	if len(b) < 2+11 || b[2] != 3 {
+	// version, cipher, S2K type, hash, then 8 octets of salt for types 1
+	// and 3, then the coded count for type 3.
+	if len(b) < 4 {
 		return nil, 0, false, nil
+	}
+	var salt []byte
+	count, end := 0, 4
+	switch b[2] {
+	case 0:
+	case 1:
+		end = 12
+	case 3:
+		end = 13
+	default:
+		return nil, 0, false, nil
+	}
+	if len(b) < end {
+		return nil, 0, false, nil
+	}
+	if end > 4 {
+		salt = b[4:12]
+	}
+	if b[2] == 3 {
+		count = decodeS2KCount(b[12])
 	}
 	kekAlgo, h := CipherAlgo(b[1]), HashAlgo(b[3])
 	if kekAlgo.KeySize() == 0 || h.New() == nil {
 		return nil, 0, false, nil
 	}
-	var salt [8]byte
-	copy(salt[:], b[4:12])
-	count := decodeS2KCount(b[12])
 	kek := make([]byte, kekAlgo.KeySize())
 	if err := iteratedS2K(kek, h, salt, passphrase, count); err != nil {
 		return nil, 0, false, err
 	}
-	esk := b[13:]
+	esk := b[end:]
 	if len(esk) == 0 {
 		// No encrypted session key: the derived key is the session key.
 		return kek, kekAlgo, true, nil
@@ -107,7 +133,7 @@ func writeSKESKv4(w io.Writer, c CipherAlgo, sessionKey, passphrase []byte, coun
 	}
 	coded := encodeS2KCount(count)
 	kek := make([]byte, c.KeySize())
-	if err := iteratedS2K(kek, HashSHA256, salt, passphrase, decodeS2KCount(coded)); err != nil {
+	if err := iteratedS2K(kek, HashSHA256, salt[:], passphrase, decodeS2KCount(coded)); err != nil {
 		return err
 	}
 	blk, err := c.NewBlock(kek)

@@ -24,12 +24,34 @@ func TestIteratedS2KMatchesGoCrypto(t *testing.T) {
 					want := make([]byte, keyLen)
 					s2k.Iterated(want, h.Crypto().New(), []byte(pass), salt[:], count)
 					got := make([]byte, keyLen)
-					if err := iteratedS2K(got, h, salt, []byte(pass), count); err != nil {
+					if err := iteratedS2K(got, h, salt[:], []byte(pass), count); err != nil {
 						t.Fatal(err)
 					}
 					if !bytes.Equal(got, want) {
 						t.Fatalf("%v, passphrase of %d, count %d, key %d: %x, go-crypto %x", h, len(pass), count, keyLen, got, want)
 					}
+				}
+			}
+		}
+	}
+}
+
+// The simple and salted S2Ks are iteratedS2K without salt, or with the
+// input once: go-crypto's Simple and Salted give the same keys.
+func TestSimpleSaltedS2KMatchGoCrypto(t *testing.T) {
+	for _, h := range []HashAlgo{HashSHA1, HashSHA256, HashSHA512} {
+		for _, pass := range []string{"", "pw", "a passphrase of some length"} {
+			for _, keyLen := range []int{16, 32, 100} {
+				salt := make([]byte, 8)
+				rand.Read(salt)
+				want, got := make([]byte, keyLen), make([]byte, keyLen)
+				s2k.Simple(want, h.Crypto().New(), []byte(pass))
+				if iteratedS2K(got, h, nil, []byte(pass), 0); !bytes.Equal(got, want) {
+					t.Fatalf("simple %v %q %d: %x, go-crypto %x", h, pass, keyLen, got, want)
+				}
+				s2k.Salted(want, h.Crypto().New(), []byte(pass), salt)
+				if iteratedS2K(got, h, salt, []byte(pass), 0); !bytes.Equal(got, want) {
+					t.Fatalf("salted %v %q %d: %x, go-crypto %x", h, pass, keyLen, got, want)
 				}
 			}
 		}
