@@ -53,7 +53,7 @@ func newApp(st *state) *cli.App {
 // inspect is run by the gpg grammar (execute); it is here for its help.
 // With st nil they are for documentation only (help.go).
 func appCommands(st *state) []*cli.Command {
-	return []*cli.Command{benchCommand(st), versionCommand(st), inspectCommand(), helpCommand(st)}
+	return []*cli.Command{benchCommand(st), versionCommand(st), inspectCommand(), sopCommand(), helpCommand(st)}
 }
 
 // appFlags turns the option table into urfave/cli flags, so that gpg's

@@ -26,6 +26,7 @@ var synopsis = []string{
 	"--quick-set-expire|--quick-add-key|--quick-add-uid|--quick-revoke-uid|--passwd FPR ...",
 	"--keyserver URL --recv-keys|--search-keys|--send-keys|--refresh-keys ... | --locate-keys EMAIL...",
 	"[options] inspect [--json] [FILE]",
+	"sop SUBCOMMAND [ARGS]   (the Stateless OpenPGP CLI; also as pgpstream-sop)",
 	"bench|version|help [ARGS]",
 }
 
@@ -227,6 +228,13 @@ func showHelp(st *state, topics []string) error {
 		return usageError{msg: fmt.Sprintf("help takes one command or option, not %d", len(topics)), hints: []string{"pgpstream help --encrypt, pgpstream help bench"}}
 	}
 	topic := topics[0]
+	if topic == "sop" {
+		// sop has its own options and help (internal/sop).
+		if code, _ := runSOP([]string{st.prog, "sop", "--help"}, st.stdin, st.stdout, st.stderr); code != 0 {
+			return fmt.Errorf("sop --help: exit status %d", code)
+		}
+		return nil
+	}
 	for _, c := range appCommands(nil) {
 		if c.Name == topic {
 			app := newApp(st)
@@ -291,6 +299,17 @@ func helpCommand(st *state) *cli.Command {
 		SkipFlagParsing: true,
 		HideHelp:        true,
 		Action:          func(c *cli.Context) error { return showHelp(st, c.Args().Slice()) },
+	}
+}
+
+// sopCommand documents `pgpstream sop`, which runSOP dispatches before
+// gpg's grammar sees the arguments: urfave/cli only lists it.
+func sopCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sop",
+		Usage:     "the Stateless OpenPGP CLI on the same engine (pgpstream sop --help; also as pgpstream-sop)",
+		ArgsUsage: "SUBCOMMAND [ARGS]",
+		UsageText: "pgpstream sop SUBCOMMAND [ARGS]",
 	}
 }
 
