@@ -184,8 +184,9 @@ if [ -n "$G24" ]; then
 		"$P -d $W/g24-ocb.gpg > $d" "$G24 -d $W/g24-ocb.gpg > $d" "cat $W/g24-ocb.gpg > $d"
 	bench g24-dec-ours "GnuPG 2.4: our tag 20 OCB file, decrypt to /dev/null" \
 		"$P -d $W/ours-ocb256.pgp > $d" "$G24 -d $W/ours-ocb256.pgp > $d" "cat $W/ours-ocb256.pgp > $d"
+	# A file with no -o is encrypted to FILE.gpg, by both: -o /dev/null.
 	bench g24-enc-file "GnuPG 2.4: tag 20 OCB encrypt a file to /dev/null" \
-		"$P -e -r bench $A --force-aead $plain > $d" "$G24 -e -r bench $A --force-ocb $plain > $d" "cat $plain > $d"
+		"$P -e -r bench $A --force-aead -o $d $plain" "$G24 -e -r bench $A --force-ocb -o $d $plain" "cat $plain > $d"
 	bench g24-enc-pipe "GnuPG 2.4: tag 20 OCB encrypt from a pipe (dd bs=1M) to /dev/null" \
 		"$dd | $P -e -r bench $A --force-aead > $d" "$dd | $G24 -e -r bench $A --force-ocb > $d" "$dd | dd of=/dev/null bs=1M status=none"
 	bench g24-dec-disk "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (on disk) and > FILE" \
@@ -195,7 +196,7 @@ if [ -n "$G24" ]; then
 	bench g24-dec-v1 "GnuPG 2.4: SEIPD v1 from a pipe (gpg 2.2's), decrypt to /dev/null" \
 		"$P -d $W/gpg-pipe.gpg > $d" "$G24 -d $W/gpg-pipe.gpg > $d" "$sha"
 	bench g24-enc-v1 "GnuPG 2.4: SEIPD v1 encrypt a file to /dev/null" \
-		"$P -e -r bench $A $plain > $d" "$G24 -e -r bench $A $plain > $d" "$sha"
+		"$P -e -r bench $A -o $d $plain" "$G24 -e -r bench $A -o $d $plain" "$sha"
 	rm -f "$shm"
 fi
 rm -f "$o"
