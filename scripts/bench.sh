@@ -43,9 +43,6 @@ gpg --homedir "$work/gpg" --batch --passphrase '' --pinentry-mode loopback \
 gpg --homedir "$work/gpg" --batch --export-secret-keys -a > "$work/sec.asc" 2>/dev/null
 "$bin" --homedir "$work/pgp" --batch --import "$work/sec.asc" 2>/dev/null
 rnpkeys --homedir "$work/rnp" --import "$work/sec.asc" >/dev/null 2>&1
-if [ -n "$G24" ]; then
-	$G24 --import "$work/sec.asc" 2>/dev/null
-fi
 
 G="gpg --homedir $work/gpg --batch --yes --trust-model always --quiet"
 # GnuPG 2.4, when one is named: its own home with the same key, its own
@@ -56,6 +53,7 @@ if [ -n "${GPG24:-}" ]; then
 	[ -x "$GPG24" ] && [ -x "$agent" ] || { echo "bench: GPG24=$GPG24 (agent $agent) is not a gpg 2.4 build" >&2; exit 2; }
 	mkdir -m 700 "$work/gpg24"
 	G24="$GPG24 --homedir $work/gpg24 --agent-program $agent --batch --yes --trust-model always --quiet"
+	$G24 --import "$work/sec.asc" 2>/dev/null
 fi
 P="$bin --homedir $work/pgp --batch --yes --trust-model always"
 R="rnp --homedir $work/rnp --password="
