@@ -195,7 +195,7 @@ func TestFishCompletion(t *testing.T) {
 		{"pgpstream --cipher-algo ", []string{"AES128", "AES192", "AES256"}},
 		{"pgpstream --print-completion ", []string{"bash", "fish", "zsh"}},
 		{"pgpstream -o m", []string{"msg.pgp"}},
-		{"pgpstream help ", []string{"bench", "help", "inspect", "version"}},
+		{"pgpstream help ", []string{"bench", "help", "inspect", "sop", "version"}},
 		{"pgpstream ins", []string{"inspect"}},
 	} {
 		cmd := exec.Command(fish, "--no-config", "-c", `source $argv[1]; complete -C $argv[2]`, script, c.line)

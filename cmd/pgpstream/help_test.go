@@ -110,7 +110,7 @@ func TestHelpForEveryListedCommand(t *testing.T) {
 
 // The subcommands' help has no urfave/cli noise either.
 func TestSubcommandHelpIsClean(t *testing.T) {
-	for _, name := range []string{"bench", "version", "inspect", "help"} {
+	for _, name := range []string{"bench", "version", "inspect", "sop", "help"} {
 		out := string(mustRun(t, nil, "help", name))
 		for _, noise := range []string{"(default: false)", "value [ ", " value "} {
 			if strings.Contains(out, noise) {
