@@ -11,12 +11,14 @@
 # Timing: hyperfine in alternating rounds (each round runs every command of
 # a case once, in a rotated order, so drift on a shared machine hits all
 # alike), medians over the rounds. Then every pgpstream command runs once
-# more under strace to count its write(2) calls and the small ones.
+# more under strace to count its write(2)/writev(2) calls and the small ones.
 # Output: docs/BENCHMARKS.md (the hand-written analysis below "## Analysis"
 # is kept).
 #
 #   BENCH_MIB=256 BENCH_ROUNDS=3 make bench       # the default: a few minutes
 #   BENCH_LOCK=/tmp/bench.lock make bench         # time only while holding flock on this file
+#   BENCH_CASES='^g24-' BENCH_OUT=/tmp/b.md make bench
+#                                                 # only the cases whose name matches (an ERE)
 #   GPG24=/path/to/gnupg-2.4.8/build/g10/gpg make bench
 #                                                 # adds the rows against GnuPG 2.4 (its agent is
 #                                                 # GPG24_AGENT, default ../agent/gpg-agent beside it);
@@ -113,15 +115,21 @@ if [ -n "${BENCH_LOCK:-}" ]; then
 fi
 cases=()
 # bench NAME TITLE CMD... : ROUNDS alternating rounds of one run per command.
+# With prep set, hyperfine runs it before each command (untimed).
+prep=
 bench() {
 	local name=$1 title=$2
 	shift 2
 	local cmds=("$@") n=$#
+	[[ $name =~ ${BENCH_CASES:-.} ]] || return 0
+	case $title in *=*) echo "bench: a case's title holds no '=': $title" >&2; exit 2 ;; esac
 	echo "== $title"
+	local pre=()
+	[ -z "$prep" ] || pre=(--prepare "$prep")
 	for ((r = 0; r < rounds; r++)); do
 		local rotated=()
 		for ((i = 0; i < n; i++)); do rotated+=("${cmds[$(((i + r) % n))]}"); done
-		hyperfine --runs 1 --style none --export-json "$results/$name.$r.json" "${rotated[@]}" >/dev/null
+		hyperfine --runs 1 --style none "${pre[@]}" --export-json "$results/$name.$r.json" "${rotated[@]}" >/dev/null
 	done
 	# Round 0 is not rotated: its file names the commands in order.
 	cases+=("$title=$results/$name.*.json")
@@ -132,7 +140,7 @@ d=/dev/null
 o=$W/out
 bench dec-gpg-pipe "gpg from a pipe (8 KiB partial lengths), decrypt to /dev/null" \
 	"$P -d $W/gpg-pipe.gpg > $d" "$G -d $W/gpg-pipe.gpg > $d" "$R -d $W/gpg-pipe.gpg --output=- > $d"
-bench dec-gpg-pipe-file "the same, decrypt -o FILE (on disk)" \
+prep="rm -f $o" bench dec-gpg-pipe-file "the same, decrypt -o FILE (a new file on disk)" \
 	"$P -d -o $o $W/gpg-pipe.gpg" "$G -d -o $o $W/gpg-pipe.gpg" "$R -d $W/gpg-pipe.gpg --overwrite --output=$o"
 bench dec-gpg-pipe-pipe "the same, decrypt into a pipe" \
 	"$P -d $W/gpg-pipe.gpg | cat > $d" "$G -d $W/gpg-pipe.gpg | cat > $d" "$R -d $W/gpg-pipe.gpg --output=- | cat > $d"
@@ -166,7 +174,7 @@ bench enc-pipe "SEIPD v1 encrypt from a pipe to /dev/null" \
 	"$P -e -r bench --cipher-algo aes128 --compress-algo none < $plain > $d" \
 	"$G -e -r bench --cipher-algo AES128 --compress-algo none < $plain > $d" \
 	"$R -e -r bench --cipher AES128 -z 0 --output=- < $plain > $d"
-bench enc-file "SEIPD v1 encrypt -o FILE (on disk)" \
+prep="rm -f $o" bench enc-file "SEIPD v1 encrypt -o FILE (a new file on disk)" \
 	"$P -e -r bench --cipher-algo aes128 --compress-algo none -o $o $plain" \
 	"$G -e -r bench --cipher-algo AES128 --compress-algo none -o $o $plain" \
 	"$R -e -r bench --cipher AES128 -z 0 --overwrite --output=$o $plain"
@@ -185,12 +193,19 @@ if [ -n "$G24" ]; then
 	# A file with no -o is encrypted to FILE.gpg, by both: -o /dev/null.
 	bench g24-enc-file "GnuPG 2.4: tag 20 OCB encrypt a file to /dev/null" \
 		"$P -e -r bench $A --force-aead -o $d $plain" "$G24 -e -r bench $A --force-ocb -o $d $plain" "cat $plain > $d"
-	bench g24-enc-pipe "GnuPG 2.4: tag 20 OCB encrypt from a pipe (dd bs=1M) to /dev/null" \
+	bench g24-enc-pipe "GnuPG 2.4: tag 20 OCB encrypt from a pipe (dd, 1 MiB blocks) to /dev/null" \
 		"$dd | $P -e -r bench $A --force-aead > $d" "$dd | $G24 -e -r bench $A --force-ocb > $d" "$dd | dd of=/dev/null bs=1M status=none"
-	bench g24-dec-disk "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (on disk) and > FILE" \
+	# A new file each time, as a user decrypts: the output is removed
+	# before each command (untimed).
+	prep="rm -f $o" bench g24-dec-disk "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (a new file on disk) and > FILE" \
 		"$P -d -o $o $W/g24-ocb.gpg" "$G24 -d -o $o $W/g24-ocb.gpg" "$P -d $W/g24-ocb.gpg > $o"
-	bench g24-dec-shm "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (tmpfs) and > FILE" \
+	prep="rm -f $shm" bench g24-dec-shm "GnuPG 2.4: its tag 20 OCB file, decrypt -o FILE (a new file on tmpfs) and > FILE" \
 		"$P -d -o $shm $W/g24-ocb.gpg" "$G24 -d -o $shm $W/g24-ocb.gpg" "$P -d $W/g24-ocb.gpg > $shm"
+	# --yes over an existing file: pgpstream writes the new content under
+	# no name and flushes it to disk before it takes the old one's place
+	# (a crash leaves old or new, never neither); gpg truncates in place.
+	bench g24-dec-replace "GnuPG 2.4: its tag 20 OCB file, decrypt --yes -o FILE over an existing file on disk" \
+		"$P -d -o $o $W/g24-ocb.gpg" "$G24 -d -o $o $W/g24-ocb.gpg" "$P -d $W/g24-ocb.gpg > $o"
 	bench g24-dec-v1 "GnuPG 2.4: SEIPD v1 from a pipe (gpg 2.2's), decrypt to /dev/null" \
 		"$P -d $W/gpg-pipe.gpg > $d" "$G24 -d $W/gpg-pipe.gpg > $d" "$sha"
 	bench g24-enc-v1 "GnuPG 2.4: SEIPD v1 encrypt a file to /dev/null" \
@@ -211,21 +226,21 @@ while read -r name && read -r cmd; do
 	printf '%s\t%s\n' "$name" "$(cat "$work/maxrss" 2>/dev/null | tail -1)" >> "$rss"
 done < "$results/pgpstream-commands"
 
-# write(2) calls of each pgpstream command, and those under 4 KiB.
+# write(2) and writev(2) calls of each pgpstream command, and those under 4 KiB.
 echo "== write(2) counts"
 writes=$work/writes
 : > "$writes"
 while read -r name && read -r cmd; do
-	traced=${cmd/"$bin"/strace -f -qq -e trace=write -o $work/trace $bin}
+	traced=${cmd/"$bin"/strace -f -qq -e trace=write,writev -o $work/trace $bin}
 	bash -c "$traced" >/dev/null 2>&1 || true
-	awk -v n="$name" '/write\(/ && !/write\(2,/ { r = $NF; if (r ~ /^[0-9]+$/) { t++; if (r + 0 < 4096) s++ } }
+	awk -v n="$name" '/writev?\(/ && !/writev?\(2,/ { r = $NF; if (r ~ /^[0-9]+$/) { t++; if (r + 0 < 4096) s++ } }
 		END { printf "%s\t%d\t%d\n", n, t, s }' "$work/trace" >> "$writes"
 done < "$results/pgpstream-commands"
 
 # Commands as the document shows them: the binary, work dir and common
 # options abbreviated.
 shorten() {
-	sed -e "s#$bin#pgpstream#g" -e "s#$work#W#g" -e 's#pgpstream --homedir W/pgp --batch --yes#$P#g' \
+	sed -e "s#$bin#pgpstream#g" -e "s#$work#W#g" -e 's#pgpstream --homedir W/pgp --batch --yes --trust-model always#$P#g' \
 		-e 's#gpg --homedir W/gpg --batch --yes --trust-model always --quiet#$G#g' -e 's#rnp --homedir W/rnp --password=pw#$RP#g' -e 's#rnp --homedir W/rnp --password=#$R#g' \
 		-e 's#--pinentry-mode loopback --passphrase pw#$PW#g' \
 		-e "s#${GPG24:-/nonexistent-gpg24} --homedir W/gpg24 --agent-program [^ ]* --batch --yes --trust-model always --quiet#\$G24#g" \
@@ -260,12 +275,13 @@ table=$("$work/benchtab" -bytes $((mib << 20)) "${cases[@]}" | shorten)
 	echo
 	echo "$table"
 	echo
-	echo "## write(2) calls of pgpstream"
+	echo "## write(2) and writev(2) calls of pgpstream"
 	echo
-	echo "Each case's pgpstream command once more under \`strace -f -e trace=write\`: its write(2) calls"
-	echo "(standard error's not counted), and those of fewer than 4 KiB (the last write of a stream may be one)."
+	echo "Each case's pgpstream command once more under \`strace -f -e trace=write,writev\`: its write(2) and"
+	echo "writev(2) calls (standard error's not counted), and those of fewer than 4 KiB (the last write of a"
+	echo "stream may be one)."
 	echo
-	echo "| case | write(2) calls | under 4 KiB |"
+	echo "| case | write(2) and writev(2) calls | under 4 KiB |"
 	echo "|---|---:|---:|"
 	while IFS=$'\t' read -r name total small; do echo "| $name | $total | $small |"; done < "$writes"
 	echo
