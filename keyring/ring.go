@@ -20,6 +20,7 @@ import (
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/internal/atomicfile"
 )
 
 const (
@@ -409,52 +410,14 @@ func (r *Ring) save(order saveOrder) error {
 	return second()
 }
 
+// writeAtomic replaces path with data durably (atomicfile.WriteFile): a
+// crash leaves every file old or new, and the next file is written only
+// once this one's new name is on disk.
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("keyring: writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("keyring: writing %s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	// The data must be on disk before the rename makes it the ring:
-	// otherwise a crash could leave the new name on an empty file.
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("keyring: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("keyring: writing %s: %w", path, err)
-	}
-	// Sync the directory so the rename itself is on disk before the
-	// next file is written (the secret-before-public order depends on it).
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("keyring: writing %s: syncing %s: %w", path, dir, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // Fingerprint returns the primary key fingerprint in upper-case hex

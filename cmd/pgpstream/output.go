@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/pgpstream/pgpstream/internal/atomicfile"
 	"github.com/pgpstream/pgpstream/iobuf"
 )
 
@@ -36,38 +37,6 @@ type output struct {
 	released func() bool // whether any plaintext reached the stream
 	stream   func()      // stop holding back: write through from now on
 	private  bool        // a file output is made 0600 (secret key data), not 0666 less the umask
-}
-
-// temps are the named temporary files of this process, removed on a
-// signal. A temporary file made with O_TMPFILE has no name until it is
-// committed, so it is never here: the kernel frees it with the process.
-var temps struct {
-	sync.Mutex
-	names map[string]bool
-}
-
-func trackTemp(name string, add bool) {
-	temps.Lock()
-	defer temps.Unlock()
-	if temps.names == nil {
-		temps.names = map[string]bool{}
-	}
-	if add {
-		temps.names[name] = true
-	} else {
-		delete(temps.names, name)
-	}
-}
-
-// removeTemps removes every named temporary file; the signal handler
-// calls it before the process exits.
-func removeTemps() {
-	temps.Lock()
-	for n := range temps.names {
-		os.Remove(n)
-	}
-	temps.names = nil
-	temps.Unlock()
 }
 
 // openOutput opens target (none or "-" for standard output, -&N for the
@@ -147,21 +116,23 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 	}
 	// Replacing a file, a crash must leave the old one or the new one:
 	// flushed. A new file is flushed only when asked (--fsync).
-	t, err := createTemp(target, fi != nil || opts.fsync)
+	t, err := atomicfile.Create(target, fi != nil || opts.fsync)
 	if err != nil {
 		if through != nil {
 			through.Close()
 		}
 		return nil, fmt.Errorf("creating the output: %w", err)
 	}
-	t.through = through
-	st.onCleanup(t.discard) // a no-op after install
+	if through != nil {
+		t.WriteThrough(through)
+	}
+	st.onCleanup(t.Discard) // a no-op after install
 	// A second core writes the file while the next chunk is decrypted,
 	// from the buffers the decryption lends it (iobuf.AsyncWriter).
-	var w io.Writer = t.w
+	var w io.Writer = t
 	var aw *iobuf.AsyncWriter
 	if runtime.GOMAXPROCS(0) > 1 {
-		aw = iobuf.NewAsyncWriter(t.w)
+		aw = iobuf.NewAsyncWriter(t)
 		w = aw
 		st.onCleanup(func() { aw.Close() }) // before the discard: cleanups run last first
 	}
@@ -169,13 +140,13 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 		if aw != nil {
 			aw.Close()
 		}
-		t.discard()
+		t.Discard()
 	}
 	o := &output{w: w, name: path, released: func() bool { return false }, stream: func() {}, abort: discard}
 	o.commit = func() error {
 		if aw != nil {
 			if err := aw.Close(); err != nil {
-				t.discard()
+				t.Discard()
 				return fmt.Errorf("writing %s: %w", path, err)
 			}
 		}
@@ -183,7 +154,7 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 			// What the command said about this output (its
 			// signatures, its status lines) did not arrive: the
 			// output must not appear as if all went well.
-			t.discard()
+			t.Discard()
 			return err
 		}
 		mode := perm
@@ -192,7 +163,7 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 			// the file it replaces allowed.
 			mode &= 0o600
 		}
-		if err := t.seal(fi, mode); err != nil {
+		if err := t.Seal(fi, mode); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		st.outputs = append(st.outputs, pendingOutput{name: path, t: t, replace: fi != nil || opts.yes, unchecked: opts.allowUnprotected})
@@ -202,7 +173,7 @@ func openOutputPerm(st *state, opts *options, out fileArg, hold bool, perm os.Fi
 }
 
 // openThrough opens an existing target that has other hard links, to
-// write it in place (see tempFile.writeThrough): a rename would give
+// write it in place (see atomicfile.File.WriteThrough): a rename would give
 // path a new file and leave the other names with the old content. A file
 // with one link is replaced, and nil returned. Opened now, a file the
 // user cannot write is refused before any work is done.
@@ -225,7 +196,7 @@ func openThrough(path, target string, fi os.FileInfo) (*os.File, error) {
 // for the run's end to take its name.
 type pendingOutput struct {
 	name    string
-	t       *tempFile
+	t       *atomicfile.File
 	replace bool // an existing file may be replaced
 	// unchecked: --allow-unprotected asked for the data even where no
 	// signature vouches for it, so a signature that could not be
@@ -254,7 +225,7 @@ func interruptOutputs() bool {
 		installing.Unlock()
 		return false
 	}
-	removeTemps()
+	atomicfile.RemoveNamed()
 	return true
 }
 
@@ -295,7 +266,7 @@ func (s *state) settleOutputs(err error) error {
 			keep = append(keep, p)
 			continue
 		}
-		p.t.discard()
+		p.t.Discard()
 		if err == nil {
 			s.errorf("%s was not written: %s", p.name, exitReason(s.exit))
 		}
@@ -320,15 +291,15 @@ func exitReason(code int) string {
 func installOutputs(pending []pendingOutput) error {
 	var made []string
 	for i, p := range pending {
-		created, err := p.t.install(p.replace)
+		created, err := p.t.Install(p.replace)
 		if err == nil {
 			if created {
-				made = append(made, p.t.target)
+				made = append(made, p.t.Target())
 			}
 			continue
 		}
 		for _, q := range pending[i+1:] {
-			q.t.discard()
+			q.t.Discard()
 		}
 		for _, name := range made {
 			os.Remove(name)

@@ -22,7 +22,7 @@ import (
 //     killing the process: the error path then runs, removes what it must
 //     and says what happened.
 //   - SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the named temporary
-//     files (see tempFile) and end the process with exit status 2 and one
+//     files (see internal/atomicfile) and end the process with exit status 2 and one
 //     line, with no Go stack dump for SIGQUIT; once the run has ended,
 //     installing its outputs, they are too late to change its outcome
 //     (interruptOutputs).

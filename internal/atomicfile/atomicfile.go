@@ -1,4 +1,10 @@
-package main
+// Package atomicfile writes files that take their name only when they
+// are whole: the output files of a command, which appear only when the
+// run ended well, and the keyring's files, which a crash leaves old or
+// new. One writer for both, so that both get the same rules for
+// durability, hard links and the temporary names a killed process may
+// leave.
+package atomicfile
 
 import (
 	"crypto/rand"
@@ -8,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -15,8 +22,8 @@ import (
 	"github.com/pgpstream/pgpstream/iobuf"
 )
 
-// tempFile is an output file being written, which gets its name only
-// when installed, after the run ended well.
+// File is a file being written, which gets its name only when
+// installed (Install), after the writing ended well.
 //
 // On Linux it is opened with O_TMPFILE in the target's directory: an
 // inode with no name at all, which the kernel frees when the process ends
@@ -24,37 +31,45 @@ import (
 // unauthenticated plaintext never has a name another process or a later
 // run could find. Install links it in through /proc/self/fd. Where the
 // file system or the kernel has no O_TMPFILE (or /proc is not mounted), it
-// is a named temporary file, removed on failure and on SIGINT, SIGTERM,
-// SIGHUP and SIGQUIT, but not on SIGKILL.
+// is a named temporary file, removed on failure and, where the program's
+// signal handler calls RemoveNamed, on a signal; not on SIGKILL.
 //
 // Durability: a durable temporary file is flushed to disk (fsync) before
 // it takes the target's place, and the directory after, so that a crash
 // leaves the target whole, old or new. That is owed where a crash could
 // otherwise lose what the user had: when an existing file is replaced.
-// A new file is not flushed (unless --fsync): until the page cache
-// reaches the disk, the message it came from still exists.
-type tempFile struct {
+// A new file is not flushed unless asked: until the page cache
+// reaches the disk, what it was made from still exists.
+type File struct {
 	f       *os.File
 	w       *writeback // what the command writes to: f, with early writeback when durable
 	target  string
 	name    string // the named temporary file; "" for an O_TMPFILE inode
 	durable bool
 	// through is the existing target, opened for writing, when the
-	// output is copied into it instead of replacing it (see install);
+	// output is copied into it instead of replacing it (see Install);
 	// throughMode is the mode it is to have then.
 	through     *os.File
 	throughMode os.FileMode
 	done        bool
 }
 
-func createTemp(target string, durable bool) (*tempFile, error) {
+// Create starts a file that is to become target, in target's directory.
+// A durable file is flushed to disk before it takes its name.
+func Create(target string, durable bool) (*File, error) {
 	dir := filepath.Dir(target)
 	// Read and write: a write-through install copies the file out.
 	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if noTmpfile {
+		if err == nil {
+			unix.Close(fd)
+		}
+		err = unix.EOPNOTSUPP
+	}
 	if err == nil {
 		f := os.NewFile(uintptr(fd), target)
 		if _, err := os.Stat(procFD(f)); err == nil {
-			return &tempFile{f: f, w: &writeback{f: f, start: durable}, target: target, durable: durable}, nil
+			return &File{f: f, w: &writeback{f: f, start: durable}, target: target, durable: durable}, nil
 		}
 		f.Close()
 	} else if !tmpfileUnsupported(err) {
@@ -64,8 +79,8 @@ func createTemp(target string, durable bool) (*tempFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	trackTemp(f.Name(), true)
-	return &tempFile{f: f, w: &writeback{f: f, start: durable}, target: target, name: f.Name(), durable: durable}, nil
+	track(f.Name(), true)
+	return &File{f: f, w: &writeback{f: f, start: durable}, target: target, name: f.Name(), durable: durable}, nil
 }
 
 // tmpfileUnsupported reports whether open(O_TMPFILE) failed because the
@@ -75,12 +90,33 @@ func tmpfileUnsupported(err error) bool {
 	return errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS)
 }
 
+// noTmpfile makes Create take the named temporary file, as on a file
+// system without O_TMPFILE (tests set it).
+var noTmpfile bool
+
+
 func procFD(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
 
 func tempPattern(target string) string { return "." + filepath.Base(target) + ".pgpstream-*.tmp" }
 
-// discard drops the file; after install it does nothing.
-func (t *tempFile) discard() {
+// Target is the name the file is to take.
+func (t *File) Target() string { return t.target }
+
+// Write writes to the file.
+func (t *File) Write(p []byte) (int, error) { return t.w.Write(p) }
+
+// WriteVectors implements iobuf.VectorWriter: writev(2) on the file, so
+// a packet's length octets go out between its runs without a copy.
+func (t *File) WriteVectors(bufs [][]byte) (int64, error) { return t.w.WriteVectors(bufs) }
+
+// WriteThrough makes Install copy the file into existing, an open
+// regular file that has other hard links, instead of replacing it: a
+// rename would give the target a new inode and leave the other names
+// with the old content. The File owns existing from here on.
+func (t *File) WriteThrough(existing *os.File) { t.through = existing }
+
+// Discard drops the file; after Install it does nothing.
+func (t *File) Discard() {
 	if t.done {
 		return
 	}
@@ -91,7 +127,7 @@ func (t *tempFile) discard() {
 	}
 	if t.name != "" {
 		os.Remove(t.name)
-		trackTemp(t.name, false)
+		track(t.name, false)
 	}
 }
 
@@ -122,8 +158,6 @@ func (w *writeback) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteVectors implements iobuf.VectorWriter: writev(2) on the file, so
-// a packet's length octets go out between its runs without a copy.
 func (w *writeback) WriteVectors(bufs [][]byte) (int64, error) {
 	n, err := iobuf.Vectors(w.f).WriteVectors(bufs)
 	w.wrote(n)
@@ -138,12 +172,12 @@ func (w *writeback) wrote(n int64) {
 	}
 }
 
-// seal ends the writing: the file gets the owner (where permitted) of
+// Seal ends the writing: the file gets the owner (where permitted) of
 // old, the target as it was when opened (nil for a new file), and mode
 // perm, and a durable file is flushed to disk. A file to be written
 // through keeps its temporary mode (0600): the target keeps its own
 // owner, and takes perm at install.
-func (t *tempFile) seal(old os.FileInfo, perm os.FileMode) error {
+func (t *File) Seal(old os.FileInfo, perm os.FileMode) error {
 	if t.done {
 		return errors.New("output already closed")
 	}
@@ -152,12 +186,12 @@ func (t *tempFile) seal(old os.FileInfo, perm os.FileMode) error {
 		err = t.f.Sync()
 	}
 	if err != nil {
-		t.discard()
+		t.Discard()
 	}
 	return err
 }
 
-func (t *tempFile) setOwnerMode(old os.FileInfo, perm os.FileMode) error {
+func (t *File) setOwnerMode(old os.FileInfo, perm os.FileMode) error {
 	if t.through != nil {
 		t.throughMode = perm
 		return nil
@@ -170,7 +204,7 @@ func (t *tempFile) setOwnerMode(old os.FileInfo, perm os.FileMode) error {
 	return t.f.Chmod(perm)
 }
 
-// install gives the sealed file its place: the target, which must not
+// Install gives the sealed file its place: the target, which must not
 // exist unless replace. It reports whether it made a new name (which
 // undoing the run's outputs would remove).
 //
@@ -178,7 +212,7 @@ func (t *tempFile) setOwnerMode(old os.FileInfo, perm os.FileMode) error {
 // meanwhile); an existing one is replaced by a rename, so that a reader
 // or a crash sees the old file or the new one. A target with other hard
 // links is written through instead (see writeThrough).
-func (t *tempFile) install(replace bool) (created bool, err error) {
+func (t *File) Install(replace bool) (created bool, err error) {
 	if t.done {
 		return false, errors.New("output already closed")
 	}
@@ -191,7 +225,7 @@ func (t *tempFile) install(replace bool) (created bool, err error) {
 		created, err = t.linkNamed(replace)
 	}
 	if err != nil {
-		t.discard()
+		t.Discard()
 		return false, err
 	}
 	t.done = true
@@ -213,7 +247,7 @@ func syncDir(target string) {
 // it is new, else linked to a temporary name and renamed over the
 // target. Only complete, authenticated output ever has that temporary
 // name, for the moment of the rename.
-func (t *tempFile) linkAnon(replace bool) (created bool, err error) {
+func (t *File) linkAnon(replace bool) (created bool, err error) {
 	err = unix.Linkat(unix.AT_FDCWD, procFD(t.f), unix.AT_FDCWD, t.target, unix.AT_SYMLINK_FOLLOW)
 	if err == nil {
 		return true, nil
@@ -228,7 +262,7 @@ func (t *tempFile) linkAnon(replace bool) (created bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	defer trackTemp(name, false)
+	defer track(name, false)
 	if err := os.Rename(name, t.target); err != nil {
 		os.Remove(name)
 		return false, err
@@ -238,7 +272,7 @@ func (t *tempFile) linkAnon(replace bool) (created bool, err error) {
 
 // linkTempName gives an O_TMPFILE inode a temporary name beside the
 // target.
-func (t *tempFile) linkTempName() (string, error) {
+func (t *File) linkTempName() (string, error) {
 	for range 100 {
 		name := filepath.Join(filepath.Dir(t.target), tempName(t.target))
 		err := unix.Linkat(unix.AT_FDCWD, procFD(t.f), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
@@ -248,15 +282,15 @@ func (t *tempFile) linkTempName() (string, error) {
 		if err != nil {
 			return "", &os.LinkError{Op: "link", Old: procFD(t.f), New: name, Err: err}
 		}
-		trackTemp(name, true)
+		track(name, true)
 		return name, nil
 	}
 	return "", errors.New("no free temporary name in the output directory")
 }
 
 // linkNamed moves a named temporary file to the target.
-func (t *tempFile) linkNamed(replace bool) (created bool, err error) {
-	defer trackTemp(t.name, false)
+func (t *File) linkNamed(replace bool) (created bool, err error) {
+	defer track(t.name, false)
 	if replace {
 		_, err := os.Lstat(t.target)
 		return errors.Is(err, os.ErrNotExist), os.Rename(t.name, t.target)
@@ -281,7 +315,7 @@ func (t *tempFile) linkNamed(replace bool) (created bool, err error) {
 // crash mid-copy thus leaves the whole new output under
 // ".FILE.pgpstream-*.tmp"; a copy that fails (a disk error) keeps that
 // name too, and says where it is.
-func (t *tempFile) writeThrough() error {
+func (t *File) writeThrough() error {
 	name := t.name
 	if name == "" {
 		var err error
@@ -293,12 +327,12 @@ func (t *tempFile) writeThrough() error {
 	size, err := t.prepareThrough()
 	if err != nil {
 		os.Remove(name)
-		trackTemp(name, false)
+		track(name, false)
 		return err
 	}
-	// From here on the name stays until the copy is whole: discard
+	// From here on the name stays until the copy is whole: Discard
 	// and the signal handler leave it.
-	trackTemp(name, false)
+	track(name, false)
 	t.name = ""
 	if err := copyInto(t.through, t.f, size); err != nil {
 		return fmt.Errorf("%w; the whole output is in %s", err, name)
@@ -311,7 +345,7 @@ func (t *tempFile) writeThrough() error {
 // size it returns, without changing its content: it takes the space the
 // copy may need beyond the old file's (a full disk fails here, the
 // target intact) and gives it its mode.
-func (t *tempFile) prepareThrough() (int64, error) {
+func (t *File) prepareThrough() (int64, error) {
 	fi, err := t.f.Stat()
 	if err != nil {
 		return 0, err
@@ -329,7 +363,7 @@ func (t *tempFile) prepareThrough() (int64, error) {
 // throughChmod gives the target written through its mode, where it
 // differs: secret key data going into a file others may read tightens
 // it (for all its names) before the data goes in.
-func (t *tempFile) throughChmod() error {
+func (t *File) throughChmod() error {
 	fi, err := t.through.Stat()
 	if err != nil {
 		return err
@@ -365,4 +399,57 @@ func tempName(target string) string {
 	var b [8]byte
 	rand.Read(b[:])
 	return "." + filepath.Base(target) + ".pgpstream-" + hex.EncodeToString(b[:]) + ".tmp"
+}
+
+// named are the named temporary files of this process, which RemoveNamed
+// removes. A file made with O_TMPFILE has no name until it is installed,
+// so it is never here: the kernel frees it with the process.
+var named struct {
+	sync.Mutex
+	names map[string]bool
+}
+
+func track(name string, add bool) {
+	named.Lock()
+	defer named.Unlock()
+	if named.names == nil {
+		named.names = map[string]bool{}
+	}
+	if add {
+		named.names[name] = true
+	} else {
+		delete(named.names, name)
+	}
+}
+
+// RemoveNamed removes every named temporary file of the process: a
+// signal handler calls it before the process exits.
+func RemoveNamed() {
+	named.Lock()
+	for n := range named.names {
+		os.Remove(n)
+	}
+	named.names = nil
+	named.Unlock()
+}
+
+// WriteFile replaces (or makes) path with data, durably: a crash leaves
+// the old content or the new, and the new name is on disk when it
+// returns, so that a second file written after it is never on disk
+// without it. A path with other hard links is replaced too (they keep
+// the old content): the keyring's files are its own.
+func WriteFile(path string, data []byte, mode os.FileMode) error {
+	t, err := Create(path, true)
+	if err != nil {
+		return err
+	}
+	if _, err := t.Write(data); err != nil {
+		t.Discard()
+		return err
+	}
+	if err := t.Seal(nil, mode); err != nil {
+		return err
+	}
+	_, err = t.Install(true)
+	return err
 }
