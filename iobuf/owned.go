@@ -33,11 +33,11 @@ type OwnedWriter interface {
 // order, by a goroutine of its own. A plain Write (bytes the caller keeps
 // no promise about) waits for what is queued and writes synchronously.
 type AsyncWriter struct {
-	w     io.Writer
-	queue chan owned
-	done  chan struct{}
-	mu    sync.Mutex
-	err   error
+	w      io.Writer
+	queue  chan owned
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error
 	busy   sync.WaitGroup
 	once   sync.Once
 	closed bool

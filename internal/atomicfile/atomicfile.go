@@ -94,7 +94,6 @@ func tmpfileUnsupported(err error) bool {
 // system without O_TMPFILE (tests set it).
 var noTmpfile bool
 
-
 func procFD(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
 
 func tempPattern(target string) string { return "." + filepath.Base(target) + ".pgpstream-*.tmp" }
