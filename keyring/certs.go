@@ -34,6 +34,11 @@ type ImportOptions struct {
 	// import-local-sigs; without it they are dropped, as gpg drops
 	// them: they were never meant to leave the ring that made them.
 	LocalSigs bool
+	// Named, for key data a key server served: only the keys whose
+	// primary key or a subkey has a fingerprint ending in these hex
+	// digits (upper case: a key ID or a fingerprint) are imported, and
+	// none is an error (ErrNotServed).
+	Named string
 }
 
 // isCertification reports whether t is a user ID certification or its

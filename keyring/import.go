@@ -151,6 +151,13 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 	if err != nil {
 		return st, err
 	}
+	if opt.Named != "" {
+		// Served data: only the keys asked for, no loose revocations.
+		revs = nil
+		if blocks, err = servedFilter(blocks, opt); err != nil {
+			return st, err
+		}
+	}
 	var errs []error
 	err = r.update(secretFirst, func() (bool, error) {
 		st, errs = ImportStats{}, nil

@@ -3,7 +3,6 @@ package keyserver
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
@@ -234,46 +233,16 @@ func flags(s string) (revoked, disabled, expired bool) {
 	return strings.Contains(s, "r"), strings.Contains(s, "d"), strings.Contains(s, "e")
 }
 
-// FilterByID keeps, of the keys in data (armored or binary), those the
-// key ID or fingerprint id names, by their primary key or a subkey, and
-// returns them in binary form. A server may answer a request with any
-// key; importing only what was asked for keeps it from planting others.
-func FilterByID(data []byte, id string) ([]byte, error) {
+// KeyTerm is id (a key ID or fingerprint, with or without 0x, spaces
+// allowed as gpg prints them) as upper-case hex digits: what an import of
+// the served data keeps keys by (keyring.ImportOptions.Named), since a
+// server may answer a request with any key.
+func KeyTerm(id string) (string, error) {
 	term, err := searchTerm(id)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	want := term[2:]
-	ents, err := readKeys(data)
-	if err != nil {
-		return nil, fmt.Errorf("keyserver: key %s: reading the served key: %w", want, err)
-	}
-	var out bytes.Buffer
-	for _, e := range ents {
-		if e.PrivateKey != nil || !namesKey(e, want) {
-			continue
-		}
-		if err := e.Serialize(&out); err != nil {
-			return nil, fmt.Errorf("keyserver: key %s: %w", want, err)
-		}
-	}
-	if out.Len() == 0 {
-		return nil, fmt.Errorf("keyserver: the server answered for %s with another key", want)
-	}
-	return out.Bytes(), nil
-}
-
-func namesKey(e *v2.Entity, want string) bool {
-	match := func(fp []byte) bool { return strings.HasSuffix(strings.ToUpper(hex.EncodeToString(fp)), want) }
-	if match(e.PrimaryKey.Fingerprint) {
-		return true
-	}
-	for _, s := range e.Subkeys {
-		if match(s.PublicKey.Fingerprint) {
-			return true
-		}
-	}
-	return false
+	return term[2:], nil
 }
 
 // readKeys parses armored or binary transferable keys.

@@ -298,18 +298,16 @@ func foreignSigs(t *testing.T, armored []byte, keyID string) int {
 	}
 }
 
-func TestFilterByID(t *testing.T) {
-	both := append(readFixture(t, "joe.asc"), readFixture(t, "carol.asc")...)
-	for _, id := range []string{joeFpr, joeKeyID, "70B161250E9BE6F3"} { // the last: Joe's subkey
-		data, err := FilterByID(both, id)
-		if err != nil {
-			t.Fatalf("FilterByID(%s): %v", id, err)
-		}
-		if got := userIDs(t, data); len(got) != 2 {
-			t.Errorf("FilterByID(%s) kept %q, want Joe's two user IDs", id, got)
+func TestKeyTerm(t *testing.T) {
+	for in, want := range map[string]string{
+		"0x" + strings.ToLower(joeKeyID): joeKeyID,
+		"9167 21A6 C099 E6BA 852F  AF80 E94E 6073 46A6 81E2": joeFpr,
+	} {
+		if got, err := KeyTerm(in); err != nil || got != want {
+			t.Errorf("KeyTerm(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := FilterByID(readFixture(t, "carol.asc"), joeFpr); err == nil || !strings.Contains(err.Error(), "another key") {
-		t.Errorf("another key served: %v", err)
+	if _, err := KeyTerm("joe@example.org"); err == nil {
+		t.Error("KeyTerm took an address")
 	}
 }

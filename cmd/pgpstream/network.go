@@ -95,11 +95,12 @@ func hkpClient(o *options) (*keyserver.HKP, error) {
 }
 
 // importNetwork imports data from a network source and says what it did
-// as gpg does, in one line per source.
-func importNetwork(st *state, ring *keyring.Ring, data []byte, what string) (keyring.ImportStats, error) {
+// as gpg does, in one line per source. With named, only the keys it
+// names are imported (keyring.ImportOptions.Named).
+func importNetwork(st *state, ring *keyring.Ring, data []byte, what, named string) (keyring.ImportStats, error) {
 	// What a server hands out anyone may have signed: only the key's
 	// own signatures are kept, gpg's self-sigs-only for keyservers.
-	stats, err := ring.ImportWith(bytes.NewReader(data), keyring.ImportOptions{SelfSigsOnly: true})
+	stats, err := ring.ImportWith(bytes.NewReader(data), keyring.ImportOptions{SelfSigsOnly: true, Named: named})
 	if err != nil {
 		return stats, fmt.Errorf("importing %s: %w", what, err)
 	}
@@ -116,10 +117,13 @@ func recv(ctx context.Context, st *state, ring *keyring.Ring, ks *keyserver.HKP,
 	if err != nil {
 		return err
 	}
-	if data, err = keyserver.FilterByID(data, id); err != nil {
+	// A server may answer with any key: only the one asked for is
+	// imported.
+	term, err := keyserver.KeyTerm(id)
+	if err != nil {
 		return err
 	}
-	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")))
+	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")), term)
 	return err
 }
 
@@ -357,7 +361,7 @@ func fetchWKD(o *options, st *state, ring *keyring.Ring, email string) error {
 	if err != nil {
 		return err
 	}
-	_, err = importNetwork(st, ring, data, "WKD key for "+email)
+	_, err = importNetwork(st, ring, data, "WKD key for "+email, "")
 	return err
 }
 

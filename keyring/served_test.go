@@ -1,0 +1,49 @@
+package keyring
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+)
+
+// A server answering for one key with others: only the key asked for
+// (by its fingerprint, its key ID or a subkey's) is imported.
+func TestImportNamed(t *testing.T) {
+	const joeFpr = "916721A6C099E6BA852FAF80E94E607346A681E2"
+	read := func(name string) []byte {
+		b, err := os.ReadFile("../testdata/keys/wkd-" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	joe, carol := read("joe.asc"), read("carol.asc")
+	both := append(append([]byte{}, joe...), carol...)
+	for _, id := range []string{joeFpr, joeFpr[24:], "70B161250E9BE6F3"} { // the last: Joe's subkey
+		r, err := Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := r.ImportWith(bytes.NewReader(both), ImportOptions{SelfSigsOnly: true, Named: id})
+		if err != nil {
+			t.Fatalf("import named %s: %v", id, err)
+		}
+		if st.Processed != 1 || st.Imported != 1 {
+			t.Errorf("named %s: processed %d, imported %d; want Joe's key alone", id, st.Processed, st.Imported)
+		}
+		if k, err := r.Lookup(joeFpr, false); err != nil || len(k.UserIDs()) != 2 {
+			t.Errorf("named %s: Joe's key not imported whole: %v", id, err)
+		}
+	}
+	r, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ImportWith(bytes.NewReader(carol), ImportOptions{Named: joeFpr}); !errors.Is(err, ErrNotServed) {
+		t.Errorf("another key served: %v", err)
+	}
+	if _, err := r.Lookup(joeFpr, false); err == nil {
+		t.Error("Joe's key is in the ring after a failed import")
+	}
+}
