@@ -300,7 +300,7 @@ func foreignSigs(t *testing.T, armored []byte, keyID string) int {
 
 func TestKeyTerm(t *testing.T) {
 	for in, want := range map[string]string{
-		"0x" + strings.ToLower(joeKeyID): joeKeyID,
+		"0x" + strings.ToLower(joeKeyID):                     joeKeyID,
 		"9167 21A6 C099 E6BA 852F  AF80 E94E 6073 46A6 81E2": joeFpr,
 	} {
 		if got, err := KeyTerm(in); err != nil || got != want {
