@@ -39,6 +39,11 @@ type ImportOptions struct {
 	// digits (upper case: a key ID or a fingerprint) are imported, and
 	// none is an error (ErrNotServed).
 	Named string
+	// Address, for key data a Web Key Directory served: only the keys
+	// with a user ID whose address is this one (lower case, as
+	// keyserver.AddressTerm gives it) are imported, with only those
+	// user IDs, and none is an error (ErrNotServed).
+	Address string
 }
 
 // isCertification reports whether t is a user ID certification or its

@@ -151,7 +151,7 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 	if err != nil {
 		return st, err
 	}
-	if opt.Named != "" {
+	if opt.Named != "" || opt.Address != "" {
 		// Served data: only the keys asked for, no loose revocations.
 		revs = nil
 		if blocks, err = servedFilter(blocks, opt); err != nil {

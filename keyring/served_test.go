@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,50 @@ func TestImportNamed(t *testing.T) {
 	}
 	if _, err := r.Lookup(joeFpr, false); err == nil {
 		t.Error("Joe's key is in the ring after a failed import")
+	}
+}
+
+// A directory's answer: only the keys with a user ID for the address
+// looked up, with only those user IDs, armored or binary.
+func TestImportAddress(t *testing.T) {
+	read := func(name string) []byte {
+		b, err := os.ReadFile("../testdata/keys/wkd-" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	joe, carol := read("joe.asc"), read("carol.asc")
+	both := append(append([]byte{}, carol...), joe...)
+	for addr, want := range map[string]string{
+		"joe.doe@example.org": "Joe Doe <Joe.Doe@example.org>",
+		"joe@elsewhere.test":  "Joe Elsewhere <joe@elsewhere.test>",
+	} {
+		r, err := Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := r.ImportWith(bytes.NewReader(both), ImportOptions{SelfSigsOnly: true, Address: addr})
+		if err != nil {
+			t.Fatalf("import for %s: %v", addr, err)
+		}
+		if st.Imported != 1 {
+			t.Errorf("%s: imported %d keys, want Joe's alone", addr, st.Imported)
+		}
+		k, err := r.Lookup("916721A6C099E6BA852FAF80E94E607346A681E2", false)
+		if err != nil {
+			t.Fatalf("%s: Joe's key not imported: %v", addr, err)
+		}
+		if got := k.UserIDs(); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: user IDs %q, want only %q", addr, got, want)
+		}
+	}
+	r, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.ImportWith(bytes.NewReader(carol), ImportOptions{Address: "joe.doe@example.org"})
+	if !errors.Is(err, ErrNotServed) || !strings.Contains(err.Error(), "no user ID with that address") {
+		t.Errorf("a key without the address: %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package keyserver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -10,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 )
 
 // HKP's well-known ports (draft-shaw-openpgp-hkp section 7; hkps is HKP
@@ -243,12 +240,4 @@ func KeyTerm(id string) (string, error) {
 		return "", err
 	}
 	return term[2:], nil
-}
-
-// readKeys parses armored or binary transferable keys.
-func readKeys(data []byte) (v2.EntityList, error) {
-	if bytes.Contains(data, []byte("-----BEGIN PGP ")) {
-		return v2.ReadArmoredKeyRing(bytes.NewReader(data))
-	}
-	return v2.ReadKeyRing(bytes.NewReader(data))
 }

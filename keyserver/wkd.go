@@ -1,7 +1,6 @@
 package keyserver
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"errors"
@@ -92,9 +91,9 @@ func NewWKD(opt Options) (*WKD, error) {
 }
 
 // Lookup fetches email's key, advanced method first, then direct, and
-// returns it in binary form holding only the keys with a user ID for
-// email, each with only those user IDs: a directory may serve anything,
-// and a key must not gain names its owner's domain did not vouch for.
+// returns what the directory served. A directory may serve anything: the
+// import keeps only the keys with a user ID for email, and of them only
+// those user IDs (keyring.ImportOptions.Address, with AddressTerm).
 func (w *WKD) Lookup(ctx context.Context, email string) ([]byte, error) {
 	advanced, direct, err := WKDURLs(email)
 	if err != nil {
@@ -111,7 +110,7 @@ func (w *WKD) Lookup(ctx context.Context, email string) ([]byte, error) {
 			errs[i] = err
 			continue
 		}
-		return FilterByAddress(body, email)
+		return body, nil
 	}
 	if errors.Is(errs[0], ErrNotFound) && errors.Is(errs[1], ErrNotFound) {
 		return nil, fmt.Errorf("wkd: %w for %s", ErrNotFound, email)
@@ -132,40 +131,14 @@ func (e *lookupError) Error() string {
 
 func (e *lookupError) Unwrap() []error { return e.errs[:] }
 
-// FilterByAddress keeps, of the keys in data (binary or armored), those
-// with a user ID whose address is email (compared in lower case), and of
-// their user IDs only those. It is an error if no key is left.
-func FilterByAddress(data []byte, email string) ([]byte, error) {
+// AddressTerm is email as a directory's keys are kept by
+// (keyring.ImportOptions.Address): the local part in ASCII lower case,
+// @, the domain in lower case. A directory may serve anything, and a key
+// must not gain names its owner's domain did not vouch for.
+func AddressTerm(email string) (string, error) {
 	local, domain, err := splitAddress(email)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	want := asciiLower(local) + "@" + domain
-	ents, err := readKeys(data)
-	if err != nil {
-		return nil, fmt.Errorf("wkd: %s: reading the served key: %w", email, err)
-	}
-	var out bytes.Buffer
-	kept := 0
-	for _, e := range ents {
-		if e.PrivateKey != nil {
-			continue // a directory serves public keys only
-		}
-		for name, id := range e.Identities {
-			if asciiLower(id.UserId.Email) != want {
-				delete(e.Identities, name)
-			}
-		}
-		if len(e.Identities) == 0 {
-			continue
-		}
-		if err := e.Serialize(&out); err != nil {
-			return nil, fmt.Errorf("wkd: %s: %w", email, err)
-		}
-		kept++
-	}
-	if kept == 0 {
-		return nil, fmt.Errorf("wkd: the key served for %s has no user ID with that address", email)
-	}
-	return out.Bytes(), nil
+	return asciiLower(local) + "@" + domain, nil
 }

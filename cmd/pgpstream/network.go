@@ -95,12 +95,13 @@ func hkpClient(o *options) (*keyserver.HKP, error) {
 }
 
 // importNetwork imports data from a network source and says what it did
-// as gpg does, in one line per source. With named, only the keys it
-// names are imported (keyring.ImportOptions.Named).
-func importNetwork(st *state, ring *keyring.Ring, data []byte, what, named string) (keyring.ImportStats, error) {
+// as gpg does, in one line per source. served says which of the keys
+// served are imported (keyring.ImportOptions.Named or Address).
+func importNetwork(st *state, ring *keyring.Ring, data []byte, what string, served keyring.ImportOptions) (keyring.ImportStats, error) {
 	// What a server hands out anyone may have signed: only the key's
 	// own signatures are kept, gpg's self-sigs-only for keyservers.
-	stats, err := ring.ImportWith(bytes.NewReader(data), keyring.ImportOptions{SelfSigsOnly: true, Named: named})
+	served.SelfSigsOnly = true
+	stats, err := ring.ImportWith(bytes.NewReader(data), served)
 	if err != nil {
 		return stats, fmt.Errorf("importing %s: %w", what, err)
 	}
@@ -123,7 +124,7 @@ func recv(ctx context.Context, st *state, ring *keyring.Ring, ks *keyserver.HKP,
 	if err != nil {
 		return err
 	}
-	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")), term)
+	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")), keyring.ImportOptions{Named: term})
 	return err
 }
 
@@ -361,7 +362,13 @@ func fetchWKD(o *options, st *state, ring *keyring.Ring, email string) error {
 	if err != nil {
 		return err
 	}
-	_, err = importNetwork(st, ring, data, "WKD key for "+email, "")
+	// A directory may serve anything: only keys with a user ID for
+	// email are imported, with only those user IDs.
+	addr, err := keyserver.AddressTerm(email)
+	if err != nil {
+		return err
+	}
+	_, err = importNetwork(st, ring, data, "WKD key for "+email, keyring.ImportOptions{Address: addr})
 	return err
 }
 
