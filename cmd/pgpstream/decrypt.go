@@ -8,6 +8,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -50,7 +51,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	sigs := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
+	sigs := &sigReporter{st: st, status: sw, signers: signers, trustModel: o.trustModelName()}
 	var (
 		read     int   // messages read
 		total    int64 // their literal data
@@ -79,6 +80,8 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			Signers:           signers,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
+			RejectHashes:      o.weakDigests,
+			Time:              clock.Now(),
 			SessionKey:        given,
 			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple},
 		}

@@ -277,8 +277,9 @@ func newRingSigners(ring *keyring.Ring) *ringSigners {
 
 // SignerKeys implements filter.SignerKeys: the primary keys and subkeys
 // with the issuer's key ID (and fingerprint, when the signature names it)
-// that were valid signing keys when the signature was made.
-func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey {
+// that were valid signing keys when the signature was made, with their
+// certificate's revocation and expiry at now.
+func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, made, now time.Time) []filter.SignerKey {
 	if r == nil || r.ring == nil {
 		return nil
 	}
@@ -286,7 +287,7 @@ func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpac
 	if err != nil {
 		return nil
 	}
-	var out []*gcpacket.PublicKey
+	var out []filter.SignerKey
 	for _, k := range all {
 		e := k.Entity()
 		cands := []*gcpacket.PublicKey{e.PrimaryKey}
@@ -303,13 +304,14 @@ func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpac
 			if keyID == 0 && fpr == nil {
 				continue
 			}
-			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, clock.Now()) {
+			if _, ok := e.SigningKeyById(made, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, now) {
 				// A revoked key's signatures are still checked, to
 				// be reported as gpg does (REVKEYSIG), never as good.
 				continue
 			}
 			r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))] = k
-			out = append(out, pk)
+			revoked, expired := k.Lifetime(now)
+			out = append(out, filter.SignerKey{Key: pk, Revoked: revoked, Expired: expired})
 		}
 	}
 	return out
@@ -348,14 +350,12 @@ type sigReporter struct {
 	st      *state
 	status  *statusWriter
 	signers *ringSigners
-	weak    map[packet.HashAlgo]bool // --weak-digest
 	// trustModel is the model the signer's validity is reported under.
 	trustModel string
 	good       int
 	bad        int
 	errs       int
 	skipped    int
-	revoked    int // good signatures by revoked keys, counted in bad too
 }
 
 // report writes what gpg writes for one signature: "Signature made" and
@@ -370,9 +370,12 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		st.hintf("--legacy-literal-hash checks it, at the cost of hashing every literal packet with SHA1 and RIPEMD160")
 		return
 	}
-	d := sigDetailsOf(sig)
-	if d.signerUID != "" {
-		s.status.Write(status.NewSig{SignerUID: gpgSignerUID(d.signerUID)})
+	signerUID := ""
+	if sig != nil {
+		signerUID = sig.SignerUserID
+	}
+	if signerUID != "" {
+		s.status.Write(status.NewSig{SignerUID: gpgSignerUID(signerUID)})
 	} else {
 		s.status.Write(status.NewSig{})
 	}
@@ -394,57 +397,50 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if !sig.Created.IsZero() {
 		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
 	}
-	if !st.quiet || r.Status != filter.SigGood {
+	if !st.quiet || !r.Status.Verified() {
 		// gpg 2.2's three lines.
 		st.say("Signature made %s", made)
 		st.say("               using %s key %s", pubAlgoName(sig.PubKeyAlgo), issuer)
-		if d.signerUID != "" {
-			st.say("               issuer \"%s\"", d.signerUID)
+		if signerUID != "" {
+			st.say("               issuer \"%s\"", signerUID)
 		}
 	}
 	uid := ""
 	var primary string
 	owner := s.signers.ownerOf(r.Key)
-	now := clock.Now()
-	var revoked bool
-	var keyExpired time.Time
+	// The verdict is filter's, from the key's state it was given
+	// (ringSigners.SignerKeys); here it is only rendered.
+	revoked, keyExpired := r.KeyRevoked, r.KeyExpired
 	if owner != nil {
 		uid, primary = owner.PrimaryUserID(), owner.Fingerprint()
-		revoked, keyExpired = owner.Lifetime(now)
-		keyConsidered(s.status, owner, now, 0)
-	}
-	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
-		// --weak-digest: as gpg, the signature counts as not checkable.
-		s.errs++
-		st.say("Note: signatures using the %v algorithm are rejected", packet.HashAlgo(sig.Hash))
-		st.say("Can't check signature: Invalid digest algorithm")
-		s.errSig(sig, keyID, 5)
-		return
+		keyConsidered(s.status, owner, clock.Now(), 0)
 	}
 	switch r.Status {
-	case filter.SigGood:
-		sigExpired := d.expires != 0 && !sig.Created.IsZero() && now.After(sig.Created.Add(time.Duration(d.expires)*time.Second))
+	case filter.SigRejected:
+		// --weak-digest: as gpg, the signature counts as not checkable.
+		s.errs++
+		st.say("Note: signatures using the %v algorithm are rejected", sig.Hash)
+		st.say("Can't check signature: Invalid digest algorithm")
+		s.errSig(sig, keyID, 5)
+	case filter.SigGood, filter.SigExpired, filter.SigKeyExpired, filter.SigKeyRevoked:
 		var sigExpiry int64
-		if d.expires != 0 {
-			sigExpiry = sig.Created.Unix() + int64(d.expires)
+		if e := sig.Expires(); !e.IsZero() {
+			sigExpiry = e.Unix()
 		}
-		// gpg's precedence: the signature's own expiry, then the
-		// key's, then its revocation.
 		var verdictLine status.Line = status.GoodSig{KeyID: keyID, UserID: status.Text(uid)}
 		verdict, plainGood := "Good", false
-		switch {
-		case sigExpired:
+		switch r.Status {
+		case filter.SigExpired:
 			verdictLine, verdict = status.ExpSig{KeyID: keyID, UserID: status.Text(uid)}, "Expired"
 			s.bad++
-		case !keyExpired.IsZero():
+		case filter.SigKeyExpired:
 			verdictLine = status.ExpKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.good++
-		case revoked:
+		case filter.SigKeyRevoked:
 			// gpg writes REVKEYSIG and exits 0; pgpstream does not
 			// call a revoked key's signature good and exits 1.
 			verdictLine = status.RevKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.bad++
-			s.revoked++
 		default:
 			plainGood = true
 			s.good++
@@ -472,13 +468,13 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		if !st.quiet || !plainGood {
 			st.say("%s signature from \"%s\"%s", verdict, uid, validity)
 		}
-		switch {
-		case sigExpired:
+		switch r.Status {
+		case filter.SigExpired:
 			st.say("Signature expired %s",
 				time.Unix(sigExpiry, 0).Local().Format("Mon Jan _2 15:04:05 2006 MST"))
-		case !keyExpired.IsZero():
+		case filter.SigKeyExpired:
 			st.say("Note: This key has expired!")
-		case revoked:
+		case filter.SigKeyRevoked:
 			st.say("WARNING: This key has been revoked by its owner!")
 		}
 	case filter.SigBad:
@@ -658,7 +654,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		return err
 	}
 	signers := newRingSigners(ring)
-	rep := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
+	rep := &sigReporter{st: st, status: sw, signers: signers, trustModel: o.trustModelName()}
 	open := func(name string) (io.Reader, func(), error) {
 		r, _, done, err := openArg(st, o, name)
 		return r, done, err
@@ -687,7 +683,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		}
 		defer closeData()
 		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep},
-			AllowWeakDigests: o.allowWeakDigests})
+			AllowWeakDigests: o.allowWeakDigests, RejectHashes: o.weakDigests, Time: clock.Now()})
 		if err != nil {
 			return err
 		}
@@ -714,6 +710,8 @@ func cmdVerify(st *state, o *options) (err error) {
 			Signers:           signers,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
+			RejectHashes:      o.weakDigests,
+			Time:              clock.Now(),
 			Events:            verifyEvents{st: st, sigs: rep},
 		}
 		var authentic error    // of the first message whose data nothing vouches for
@@ -803,12 +801,6 @@ func signatureOutcome(st *state, res *filter.Result, rep *sigReporter, allowUnpr
 		return false
 	}
 	err := filter.UnencryptedAuthentic(res.Signatures)
-	if err == nil && rep.revoked > 0 {
-		// A revoked key's signature proves nothing, whatever its
-		// mathematics say.
-		st.errorf("the signer's key is revoked: the output was not written")
-		return true
-	}
 	if err == nil {
 		return false
 	}
@@ -837,6 +829,37 @@ func sigID(sig *packet.Signature) string {
 	h := sha1.New()
 	t := uint32(sig.Created.Unix())
 	h.Write([]byte{sig.PubKeyAlgo, byte(sig.Hash), byte(t >> 24), byte(t >> 16), byte(t >> 8), byte(t)})
-	h.Write(sigDetailsOf(sig).mpis)
+	if sig.Version == 3 || sig.Version == 4 {
+		// gpg 2.2's SIG_ID covers v3 and v4 (it reads no v6).
+		h.Write(gpgMPIs(sig.Values))
+	}
 	return base64.RawStdEncoding.EncodeToString(h.Sum(nil))
+}
+
+// gpgMPIs reads a signature's values as MPIs and writes each as gpg
+// hashes it for SIG_ID: its bit count and its value, both recounted
+// without leading zeros. A value cut short ends it.
+func gpgMPIs(rest []byte) []byte {
+	var out []byte
+	for len(rest) >= 2 {
+		bits := int(rest[0])<<8 | int(rest[1])
+		n := (bits + 7) / 8
+		if len(rest) < 2+n {
+			break
+		}
+		v := rest[2 : 2+n]
+		for len(v) > 0 && v[0] == 0 {
+			v = v[1:]
+		}
+		bits = len(v) * 8
+		if len(v) > 0 {
+			for c := v[0]; c&0x80 == 0; c <<= 1 {
+				bits--
+			}
+		}
+		out = append(out, byte(bits>>8), byte(bits))
+		out = append(out, v...)
+		rest = rest[2+n:]
+	}
+	return out
 }
