@@ -377,22 +377,12 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 	statusFailureCode(s, "encrypt", code)
 }
 
-// newSymmetricS2K is NEED_PASSPHRASE_SYM's <S2K type> <S2K hash> for a
-// message pgpstream writes: what packet.WriteSKESK makes, iterated and
-// salted SHA-256 for a v4 SKESK, Argon2 (type 4, no hash) for v6.
-func newSymmetricS2K(opt filter.EncryptOptions) (mode, hash byte) {
-	if opt.Format == filter.SEIPDv2 {
-		return 4, 0
-	}
-	return 3, 8
-}
-
 // encryptStatus brackets an encryption: BEGIN_ENCRYPTION <mdc_method>
 // <sym_algo> [<aead_algo>] before the first byte, END_ENCRYPTION after the
 // last was written.
 func encryptBegin(s *statusWriter, opt filter.EncryptOptions) {
 	// NEED_PASSPHRASE_SYM came before the passphrase was asked (the
-	// command fd's GET_HIDDEN follows it, as in gpg): newSymmetricS2K.
+	// command fd's GET_HIDDEN follows it, as in gpg): EncryptOptions.SKESKS2K.
 	if opt.Format == filter.SEIPDv1 {
 		s.Write(status.BeginEncryption{MDC: 2, Cipher: int(opt.Cipher)})
 		return
