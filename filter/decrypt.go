@@ -65,7 +65,7 @@ type DecryptOptions struct {
 	// (SigRejected), gpg's --weak-digest.
 	RejectHashes map[packet.HashAlgo]bool
 	// Time is when the verification happens, for the expiry and
-	// revocation of signatures and keys; zero is time.Now().
+	// revocation of signatures and keys; zero is clock.Now().
 	Time time.Time
 	// SessionKey, when set, is the session key to decrypt with (gpg's
 	// --override-session-key): no PKESK or SKESK is opened. The

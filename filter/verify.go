@@ -12,6 +12,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/asynchash"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -511,7 +512,7 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 	var keys []SignerKey
 	now := v.now
 	if now.IsZero() {
-		now = time.Now()
+		now = clock.Now()
 	}
 	if v.keys != nil {
 		keys = v.keys.SignerKeys(sig.IssuerKeyID, sig.IssuerFingerprint, sig.Created, now)
@@ -674,7 +675,7 @@ type VerifyOptions struct {
 	// (SigRejected), gpg's --weak-digest.
 	RejectHashes map[packet.HashAlgo]bool
 	// Time is when the verification happens, for the expiry and
-	// revocation of signatures and keys; zero is time.Now().
+	// revocation of signatures and keys; zero is clock.Now().
 	Time time.Time
 }
 

@@ -50,8 +50,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if err != nil {
 		return err
 	}
-	signers := newRingSigners(ring)
-	sigs := &sigReporter{st: st, status: sw, signers: signers, trustModel: o.trustModelName()}
+	sigs := &sigReporter{st: st, status: sw, ring: ring, trustModel: o.trustModelName()}
 	var (
 		read     int   // messages read
 		total    int64 // their literal data
@@ -77,7 +76,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			AllowUnprotected:  o.allowUnprotected,
 			MaxDecompressed:   o.maxOutput,
 			Threads:           o.threads,
-			Signers:           signers,
+			Signers:           ring,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
 			RejectHashes:      o.weakDigests,

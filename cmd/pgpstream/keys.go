@@ -338,21 +338,7 @@ func (k *ringKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 	if k.ring == nil {
 		return nil
 	}
-	var cands []*gcpacket.PrivateKey
-	switch {
-	case p.Wildcard():
-		cands = k.ring.DecryptionKeys(0)
-	case p.Version == 6:
-		cands = k.ring.DecryptionKeysByFingerprint(p.Fingerprint)
-	default:
-		cands = k.ring.DecryptionKeys(p.KeyID)
-	}
-	var out []*gcpacket.PrivateKey
-	for _, priv := range cands {
-		if p.Wildcard() || p.Matches(priv) {
-			out = append(out, priv)
-		}
-	}
+	out := k.ring.SecretKeysFor(p)
 	if err := k.ring.AgentError(); err != nil && len(out) == 0 && !k.agentWarned {
 		k.agentWarned = true
 		k.st.warnf("the secret keys of gpg-agent are not available: %v", err)

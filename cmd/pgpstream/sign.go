@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,14 +22,6 @@ import (
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
-
-// keyConfig is the policy for picking and checking signing keys: as in
-// the keyring, old algorithms are not refused outright, and a key whose
-// self-signature has no key flags (as GnuPG wrote them before 2.0) may do
-// what its algorithm can, as gpg decides; RSA keys from 1024 bits are used,
-// as in the keyring.
-var keyConfig = &gcpacket.Config{RejectPublicKeyAlgorithms: map[gcpacket.PublicKeyAlgorithm]bool{},
-	InsecureAllowAllKeyFlagsWhenMissing: true, MinRSABits: 1024, Time: clock.Now}
 
 // signersFor unlocks the keys named by --local-user (or the first secret
 // key in the ring) for signing with --digest-algo.
@@ -264,66 +255,6 @@ func openConcatenated(st *state, o *options) (io.Reader, string, func(), error) 
 	return io.MultiReader(rs...), first, closeAll, nil
 }
 
-// ringSigners finds signature keys in the ring and remembers whose they
-// are, for the report.
-type ringSigners struct {
-	ring  *keyring.Ring
-	owner map[string]*keyring.Key // (sub)key fingerprint, hex -> certificate
-}
-
-func newRingSigners(ring *keyring.Ring) *ringSigners {
-	return &ringSigners{ring: ring, owner: map[string]*keyring.Key{}}
-}
-
-// SignerKeys implements filter.SignerKeys: the primary keys and subkeys
-// with the issuer's key ID (and fingerprint, when the signature names it)
-// that were valid signing keys when the signature was made, with their
-// certificate's revocation and expiry at now.
-func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, made, now time.Time) []filter.SignerKey {
-	if r == nil || r.ring == nil {
-		return nil
-	}
-	all, err := r.ring.Select(nil, false)
-	if err != nil {
-		return nil
-	}
-	var out []filter.SignerKey
-	for _, k := range all {
-		e := k.Entity()
-		cands := []*gcpacket.PublicKey{e.PrimaryKey}
-		for _, s := range e.Subkeys {
-			cands = append(cands, s.PublicKey)
-		}
-		for _, pk := range cands {
-			if keyID != 0 && pk.KeyId != keyID {
-				continue
-			}
-			if fpr != nil && !bytes.Equal(pk.Fingerprint, fpr) {
-				continue
-			}
-			if keyID == 0 && fpr == nil {
-				continue
-			}
-			if _, ok := e.SigningKeyById(made, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, now) {
-				// A revoked key's signatures are still checked, to
-				// be reported as gpg does (REVKEYSIG), never as good.
-				continue
-			}
-			r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))] = k
-			revoked, expired := k.Lifetime(now)
-			out = append(out, filter.SignerKey{Key: pk, Revoked: revoked, Expired: expired})
-		}
-	}
-	return out
-}
-
-func (r *ringSigners) ownerOf(pk *gcpacket.PublicKey) *keyring.Key {
-	if r == nil || pk == nil {
-		return nil
-	}
-	return r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))]
-}
-
 // pubAlgoName is gpg's name for a signature's public-key algorithm in
 // "using ... key".
 func pubAlgoName(id uint8) string {
@@ -347,9 +278,9 @@ func pubAlgoName(id uint8) string {
 // sigReporter writes the human lines and status lines for each signature
 // and keeps the worst outcome for the exit code.
 type sigReporter struct {
-	st      *state
-	status  *statusWriter
-	signers *ringSigners
+	st     *state
+	status *statusWriter
+	ring   *keyring.Ring // the signers' keys (filter.SignerKeys) and their validity
 	// trustModel is the model the signer's validity is reported under.
 	trustModel string
 	good       int
@@ -407,9 +338,12 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	}
 	uid := ""
 	var primary string
-	owner := s.signers.ownerOf(r.Key)
-	// The verdict is filter's, from the key's state it was given
-	// (ringSigners.SignerKeys); here it is only rendered.
+	var owner *keyring.Key
+	if r.Key != nil && s.ring != nil {
+		owner = s.ring.Owner(r.Key.Fingerprint)
+	}
+	// The verdict is filter's, from the key's state the ring gave it
+	// (keyring.Ring.SignerKeys); here it is only rendered.
 	revoked, keyExpired := r.KeyRevoked, r.KeyExpired
 	if owner != nil {
 		uid, primary = owner.PrimaryUserID(), owner.Fingerprint()
@@ -566,10 +500,10 @@ func (s *sigReporter) validityWord(k *keyring.Key) string {
 	if s.trustModel == keyring.ModelAlways {
 		return " [unknown]"
 	}
-	if k == nil || s.signers == nil || s.signers.ring == nil {
+	if k == nil || s.ring == nil {
 		return ""
 	}
-	return " [" + s.signers.ring.Validity(k.Fingerprint(), s.trustModel).Word() + "]"
+	return " [" + s.ring.Validity(k.Fingerprint(), s.trustModel).Word() + "]"
 }
 
 // errSig writes ERRSIG <keyid> <pkalgo> <hashalgo> <class> <time> <rc> <fpr>.
@@ -653,8 +587,7 @@ func cmdVerify(st *state, o *options) (err error) {
 	if err != nil {
 		return err
 	}
-	signers := newRingSigners(ring)
-	rep := &sigReporter{st: st, status: sw, signers: signers, trustModel: o.trustModelName()}
+	rep := &sigReporter{st: st, status: sw, ring: ring, trustModel: o.trustModelName()}
 	open := func(name string) (io.Reader, func(), error) {
 		r, _, done, err := openArg(st, o, name)
 		return r, done, err
@@ -682,7 +615,7 @@ func cmdVerify(st *state, o *options) (err error) {
 			return err
 		}
 		defer closeData()
-		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep},
+		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: ring, Events: verifyEvents{st: st, sigs: rep},
 			AllowWeakDigests: o.allowWeakDigests, RejectHashes: o.weakDigests, Time: clock.Now()})
 		if err != nil {
 			return err
@@ -707,7 +640,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		opts := filter.DecryptOptions{
 			Keys:              refuseKeys{},
 			MaxDecompressed:   o.maxOutput,
-			Signers:           signers,
+			Signers:           ring,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
 			RejectHashes:      o.weakDigests,
