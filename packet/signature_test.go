@@ -120,3 +120,20 @@ func TestSignatureSignerSubpackets(t *testing.T) {
 		t.Fatal("a signature without a lifetime expired")
 	}
 }
+
+// The public-key algorithms' names: the RFC's, and gpg's (libgcrypt's
+// upper-case names, as "using EDDSA key" and --list-config print them).
+func TestPubKeyAlgoNames(t *testing.T) {
+	for _, c := range []struct {
+		a        PubKeyAlgo
+		rfc, gpg string
+	}{
+		{PubKeyRSA, "RSA", "RSA"}, {PubKeyRSASignOnly, "RSA", "RSA"}, {PubKeyElGamal, "ElGamal", "ELG"},
+		{PubKeyDSA, "DSA", "DSA"}, {PubKeyECDH, "ECDH", "ECDH"}, {PubKeyEdDSA, "EdDSA", "EDDSA"},
+		{PubKeyEd25519, "Ed25519", "ED25519"}, {PubKeyX448, "X448", "X448"}, {99, "algorithm 99", ""},
+	} {
+		if c.a.String() != c.rfc || c.a.GPGName() != c.gpg {
+			t.Errorf("%d: %q %q, want %q %q", uint8(c.a), c.a.String(), c.a.GPGName(), c.rfc, c.gpg)
+		}
+	}
+}

@@ -317,7 +317,7 @@ func (r *recipientReport) finish() {
 		if k == nil {
 			r.status.Write(status.NoSeckey{KeyID: id})
 			if !st.quiet {
-				st.say("encrypted with %s key, ID %s", encAlgoName(p.Algo), id)
+				st.say("encrypted with %s key, ID %s", gpgAlgoName(p.Algo), id)
 			}
 			continue
 		}
@@ -326,7 +326,7 @@ func (r *recipientReport) finish() {
 			r.status.Write(status.NoSeckey{KeyID: id})
 		}
 		st.say("encrypted with %d-bit %s key, ID %s, created %s",
-			keyBits(pk), encAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"))
+			keyBits(pk), gpgAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"))
 		st.sayMore("      \"%s\"", k.PrimaryUserID())
 	}
 	r.status.Write(status.BeginDecryption{})
@@ -379,23 +379,6 @@ func keyBits(pk *gcpacket.PublicKey) int {
 	}
 	n, _ := pk.BitLength()
 	return int(n)
-}
-
-// encAlgoName is gpg's name for a PKESK's algorithm.
-func encAlgoName(a byte) string {
-	switch a {
-	case 1, 2:
-		return "RSA"
-	case 16, 20:
-		return "ELG"
-	case 18:
-		return "ECDH"
-	case 25:
-		return "X25519"
-	case 26:
-		return "X448"
-	}
-	return fmt.Sprintf("algorithm %d", a)
 }
 
 // listOnlyKeys opens nothing: every secret key and passphrase is refused.

@@ -351,7 +351,7 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 		return nil
 	}
 	desc := fmt.Sprintf("Enter the passphrase to unlock the secret key %016X (%v, created %s) to decrypt the message.",
-		priv.KeyId, encAlgoName(uint8(priv.PubKeyAlgo)), priv.CreationTime.UTC().Format("2006-01-02"))
+		priv.KeyId, gpgAlgoName(priv.PubKeyAlgo), priv.CreationTime.UTC().Format("2006-01-02"))
 	err := k.pass.unlockKey(priv, desc, func(pass []byte) error { return keyring.Unlock(priv, pass) }, nil)
 	if errors.Is(err, errNoPassphrase) {
 		return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)

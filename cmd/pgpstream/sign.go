@@ -255,24 +255,14 @@ func openConcatenated(st *state, o *options) (io.Reader, string, func(), error) 
 	return io.MultiReader(rs...), first, closeAll, nil
 }
 
-// pubAlgoName is gpg's name for a signature's public-key algorithm in
-// "using ... key".
-func pubAlgoName(id uint8) string {
-	switch gcpacket.PublicKeyAlgorithm(id) {
-	case gcpacket.PubKeyAlgoRSA, gcpacket.PubKeyAlgoRSASignOnly:
-		return "RSA"
-	case gcpacket.PubKeyAlgoDSA:
-		return "DSA"
-	case gcpacket.PubKeyAlgoECDSA:
-		return "ECDSA"
-	case gcpacket.PubKeyAlgoEdDSA:
-		return "EDDSA"
-	case gcpacket.PubKeyAlgoEd25519:
-		return "ED25519"
-	case gcpacket.PubKeyAlgoEd448:
-		return "ED448"
+// gpgAlgoName is gpg's name for a public-key algorithm in its messages
+// ("using RSA key", "encrypted with ECDH key"), "algorithm N" for one it
+// does not name.
+func gpgAlgoName[T ~uint8](a T) string {
+	if n := packet.PubKeyAlgo(a).GPGName(); n != "" {
+		return n
 	}
-	return fmt.Sprintf("algorithm %d", id)
+	return fmt.Sprintf("algorithm %d", uint8(a))
 }
 
 // sigReporter writes the human lines and status lines for each signature
@@ -331,7 +321,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if !st.quiet || !r.Status.Verified() {
 		// gpg 2.2's three lines.
 		st.say("Signature made %s", made)
-		st.say("               using %s key %s", pubAlgoName(sig.PubKeyAlgo), issuer)
+		st.say("               using %s key %s", gpgAlgoName(sig.PubKeyAlgo), issuer)
 		if signerUID != "" {
 			st.say("               issuer \"%s\"", signerUID)
 		}
