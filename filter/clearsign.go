@@ -272,7 +272,7 @@ func readClearMessage(br *bufio.Reader, opt DecryptOptions) (res *Result, cs *cl
 		return nil, nil, 0, err
 	}
 	res = &Result{}
-	v := &verifier{keys: opt.Signers, res: res, allowWeak: opt.AllowWeakDigests}
+	v := &verifier{keys: opt.Signers, res: res, allowWeak: opt.AllowWeakDigests, reject: opt.RejectHashes, now: opt.Time}
 	ar, err := armor.NewReader(br)
 	if err != nil {
 		return nil, nil, 0, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
@@ -60,6 +61,12 @@ type DecryptOptions struct {
 	// AllowWeakDigests checks SHA-1 signatures made after SHA1Cutoff
 	// instead of refusing them (gpg's --allow-weak-digest-algos).
 	AllowWeakDigests bool
+	// RejectHashes are hashes whose signatures prove nothing
+	// (SigRejected), gpg's --weak-digest.
+	RejectHashes map[packet.HashAlgo]bool
+	// Time is when the verification happens, for the expiry and
+	// revocation of signatures and keys; zero is clock.Now().
+	Time time.Time
 	// SessionKey, when set, is the session key to decrypt with (gpg's
 	// --override-session-key): no PKESK or SKESK is opened. The
 	// authentication rules are the same as for a recovered key.

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -92,7 +93,70 @@ const ChunkSize = 512 << 10
 //
 // Copies per byte without compression or armor: three, of which two are
 // the kernel's (read, write) and one is the encryption itself.
-func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
+//
+// The result says what was written; on an error, as much as was.
+func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (*EncryptResult, error) {
+	res := &EncryptResult{}
+	n, err := encrypt(in, out, opt, res)
+	res.Bytes = n
+	return res, err
+}
+
+// EncryptResult is what Encrypt wrote: the data packet's format, cipher
+// and AEAD mode, and the session key packets, parsed back from what went
+// out (an SKESK's S2K, with its salt, is the one the message carries).
+type EncryptResult struct {
+	Bytes  int64 // plaintext read
+	Format Format
+	Cipher packet.CipherAlgo
+	AEAD   packet.AEADAlgo // SEIPDv2 and AEADv1; 0 for SEIPD v1
+	PKESKs []*packet.PKESK // one per recipient, in order
+	SKESKs []*packet.SKESK // one per passphrase, in order
+}
+
+// SKESKS2K is the S2K specifier's type and hash octets (RFC 9580
+// §3.7.1) of the SKESKs Encrypt writes with opt: Argon2 (type 4, no hash)
+// for SEIPD v2, else iterated and salted SHA-256 (type 3, hash 8). It is
+// known before anything is written, for a caller that names the S2K
+// before it asks for the passphrase (gpg's NEED_PASSPHRASE_SYM).
+func (opt EncryptOptions) SKESKS2K() (mode, hash byte) {
+	if opt.Format == SEIPDv2 {
+		return 4, 0
+	}
+	return 3, byte(packet.HashSHA256)
+}
+
+// writeESK writes one session key packet, made by write, to out, and
+// keeps it parsed in res. Such a packet is small: it is made in a
+// buffer, read back, and sent on.
+func writeESK(out io.Writer, res *EncryptResult, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	h, body, _, err := packet.SplitPacket(b.Bytes(), 0)
+	if err != nil {
+		return err
+	}
+	switch h.Tag {
+	case packet.TagPKESK:
+		p, err := packet.ParsePKESK(body, 0)
+		if err != nil {
+			return err
+		}
+		res.PKESKs = append(res.PKESKs, p)
+	case packet.TagSKESK:
+		s, err := packet.ParseSKESK(body, 0)
+		if err != nil {
+			return err
+		}
+		res.SKESKs = append(res.SKESKs, s)
+	}
+	_, err = out.Write(b.Bytes())
+	return err
+}
+
+func encrypt(in io.Reader, out io.Writer, opt EncryptOptions, res *EncryptResult) (int64, error) {
 	if len(opt.Recipients) == 0 && opt.Passphrase == nil && len(opt.Passphrases) == 0 {
 		return 0, errors.New("no recipients and no passphrase: nothing to encrypt to")
 	}
@@ -102,6 +166,7 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 	if !opt.Cipher.IsAES() {
 		return 0, fmt.Errorf("cipher %v: pgpstream writes AES128, AES192 or AES256", opt.Cipher)
 	}
+	res.Format, res.Cipher, res.AEAD = opt.Format, opt.Cipher, aeadOfFormat(opt)
 	var aw io.WriteCloser
 	if opt.Armor {
 		aw = armor.NewWriter(out, armor.Message, nil)
@@ -115,7 +180,10 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 	}
 	v6 := opt.Format == SEIPDv2
 	for _, r := range opt.Recipients {
-		if err := packet.WritePKESK(out, r.Pub, opt.Cipher, sessionKey, v6, r.Hidden); err != nil {
+		err := writeESK(out, res, func(w io.Writer) error {
+			return packet.WritePKESK(w, r.Pub, opt.Cipher, sessionKey, v6, r.Hidden)
+		})
+		if err != nil {
 			return 0, fmt.Errorf("encrypting the session key to %X: %w", r.Pub.Fingerprint, err)
 		}
 	}
@@ -127,13 +195,13 @@ func Encrypt(in io.Reader, out io.Writer, opt EncryptOptions) (int64, error) {
 		passphrases = append([][]byte{opt.Passphrase}, passphrases...)
 	}
 	for _, pass := range passphrases {
-		var err error
-		if opt.Format == AEADv1 {
-			// LibrePGP pairs tag 20 with SKESK v5, wrapped in the packet's mode.
-			err = packet.WriteSKESKv5(out, opt.Cipher, aeadMode(opt), sessionKey, pass, opt.S2KCount)
-		} else {
-			err = packet.WriteSKESK(out, opt.Cipher, sessionKey, pass, v6, opt.S2KCount)
-		}
+		err := writeESK(out, res, func(w io.Writer) error {
+			if opt.Format == AEADv1 {
+				// LibrePGP pairs tag 20 with SKESK v5, wrapped in the packet's mode.
+				return packet.WriteSKESKv5(w, opt.Cipher, aeadMode(opt), sessionKey, pass, opt.S2KCount)
+			}
+			return packet.WriteSKESK(w, opt.Cipher, sessionKey, pass, v6, opt.S2KCount)
+		})
 		if err != nil {
 			return 0, err
 		}

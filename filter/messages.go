@@ -198,7 +198,7 @@ func (m *Messages) read(out io.Writer, opt DecryptOptions) (*message, error) {
 		m.ar, m.cur, m.cleartext = ar, iobuf.NewReader(ar, iobuf.DefaultSize), false
 	}
 	d := &decryptor{opt: opt, out: out, res: &Result{}, armored: m.text != nil}
-	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, allowWeak: opt.AllowWeakDigests, res: d.res}
+	d.sigs = verifier{keys: opt.Signers, legacy: opt.LegacyLiteralHash, allowWeak: opt.AllowWeakDigests, reject: opt.RejectHashes, now: opt.Time, res: d.res}
 	defer d.sigs.wait() // stops the hashing goroutine on every return
 	msg.res = d.res
 	if err := d.top(m.cur); err != nil {

@@ -72,9 +72,9 @@ func TestSealPath(t *testing.T) {
 					opt := EncryptOptions{Recipients: rcpt, Cipher: packet.CipherAES256,
 						Format: f, AEAD: packet.AEADOCB, ChunkByte: cb, Literal: packet.Literal{Format: 'b', FileName: "x"}}
 					var ct bytes.Buffer
-					n, err := Encrypt(in.open(t, pt), &ct, opt)
-					if err != nil || n != int64(size) {
-						t.Fatalf("%s: Encrypt: %d, %v", name, n, err)
+					er, err := Encrypt(in.open(t, pt), &ct, opt)
+					if err != nil || er.Bytes != int64(size) {
+						t.Fatalf("%s: Encrypt: %d, %v", name, er.Bytes, err)
 					}
 					var got bytes.Buffer
 					res, err := Decrypt(bytes.NewReader(ct.Bytes()), &got, DecryptOptions{Keys: keys})

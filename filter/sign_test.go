@@ -24,12 +24,27 @@ import (
 // entityKeys is a SignerKeys over go-crypto entities.
 type entityKeys []*v2.Entity
 
-func (ks entityKeys) SignerKeys(id uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey {
-	var out []*gcpacket.PublicKey
+func (ks entityKeys) SignerKeys(id uint64, fpr []byte, made, now time.Time) []SignerKey {
+	var out []SignerKey
 	for _, e := range ks {
 		if e.PrimaryKey.KeyId == id && (fpr == nil || bytes.Equal(fpr, e.PrimaryKey.Fingerprint)) {
-			out = append(out, e.PrimaryKey)
+			out = append(out, SignerKey{Key: e.PrimaryKey})
 		}
+	}
+	return out
+}
+
+// stateKeys gives every key of keys the state revoked and expired.
+type stateKeys struct {
+	keys    SignerKeys
+	revoked bool
+	expired time.Time
+}
+
+func (s stateKeys) SignerKeys(id uint64, fpr []byte, made, now time.Time) []SignerKey {
+	out := s.keys.SignerKeys(id, fpr, made, now)
+	for i := range out {
+		out[i].Revoked, out[i].Expired = s.revoked, s.expired
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/asynchash"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -21,19 +22,39 @@ import (
 type SignerKeys interface {
 	// SignerKeys returns the keys (primary keys or subkeys) with this key
 	// ID, and this fingerprint when fpr is not nil, that were valid for
-	// signing at t. None means the signer is unknown.
-	SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey
+	// signing when the signature was made, each with its state at now,
+	// the time of the verification. None means the signer is unknown.
+	SignerKeys(keyID uint64, fpr []byte, made, now time.Time) []SignerKey
+}
+
+// SignerKey is a key that may have made a signature, as the keyring
+// knows it at the time of the verification.
+type SignerKey struct {
+	Key *gcpacket.PublicKey
+	// Revoked says the key, or the certificate it belongs to, is
+	// revoked. Its signatures are still checked, to be reported as
+	// SigKeyRevoked, never as good.
+	Revoked bool
+	// Expired is when the key's certificate expired, zero when it had
+	// not expired at the time of the verification.
+	Expired time.Time
 }
 
 // SigStatus is the outcome of checking one signature.
 type SigStatus int
 
 const (
-	SigGood      SigStatus = iota // made by Key over exactly this data
+	SigGood      SigStatus = iota // made by Key over exactly this data; neither it nor Key has expired or been revoked
 	SigBad                        // Key did not make it over this data: the data or the signature was changed
 	SigNoKey                      // no key in the ring matches the issuer
 	SigError                      // not checkable: unsupported version or algorithm, malformed, unusable key
 	SigUnchecked                  // a signature after the literal data with no one-pass packet: see DecryptOptions.LegacyLiteralHash
+	// The verdicts on a signature whose mathematics hold, in the order
+	// they take precedence (gpg's):
+	SigRejected   // its hash is one the caller rejects (RejectHashes)
+	SigExpired    // the signature expired before the time of the verification
+	SigKeyExpired // Key's certificate has expired since (KeyExpired says when); the signature was made while it was valid
+	SigKeyRevoked // Key's certificate is revoked
 )
 
 func (s SigStatus) String() string {
@@ -48,8 +69,26 @@ func (s SigStatus) String() string {
 		return "error"
 	case SigUnchecked:
 		return "not checked"
+	case SigRejected:
+		return "rejected hash"
+	case SigExpired:
+		return "expired signature"
+	case SigKeyExpired:
+		return "expired key"
+	case SigKeyRevoked:
+		return "revoked key"
 	}
 	return "unknown"
+}
+
+// Verified reports whether the signature's mathematics held: Key made
+// it over this data. Only SigGood says it may also be relied on.
+func (s SigStatus) Verified() bool {
+	switch s {
+	case SigGood, SigRejected, SigExpired, SigKeyExpired, SigKeyRevoked:
+		return true
+	}
+	return false
 }
 
 // Signature forms, as SignatureResult.Form reports them.
@@ -69,8 +108,13 @@ type SignatureResult struct {
 	// built from the one-pass packet. Nil only when the packet did not
 	// parse at all.
 	Sig *packet.Signature
-	Key *gcpacket.PublicKey // the key that checked it (SigGood, SigBad)
-	Err error               // why, for SigBad, SigError, SigUnchecked
+	Key *gcpacket.PublicKey // the key that checked it (Status.Verified, SigBad)
+	// KeyRevoked and KeyExpired are Key's state at the time of the
+	// verification, as SignerKeys gave it. Status says which decided
+	// the verdict; both are kept, since a key can be expired and revoked.
+	KeyRevoked bool
+	KeyExpired time.Time
+	Err        error // why, for SigBad, SigError, SigUnchecked, SigRejected
 }
 
 // sigHash is one running hash over the literal data. Signatures that
@@ -135,11 +179,15 @@ func (e *NotAuthenticError) Unwrap() error { return ErrNotAuthentic }
 // message that was not encrypted, where no MDC or AEAD tag protects it and
 // its signatures are all there is. Given the message's signatures
 // (Result.Signatures), it returns nil only when at least one verified
-// good, none is bad, and every one-pass packet has its own signature,
-// matching it in hash, type and issuer: so stripping a signature,
-// changing its issuer, or adding or removing signature packets withholds
-// the data rather than leaving it unsigned. Otherwise it returns a
-// *NotAuthenticError.
+// good, none is bad, none was made by a revoked key, and every one-pass
+// packet has its own signature, matching it in hash, type and issuer: so
+// stripping a signature, changing its issuer, or adding or removing
+// signature packets withholds the data rather than leaving it unsigned.
+// A signature by a key that has expired since it was made (SigKeyExpired)
+// counts as good, and so does an expired signature (SigExpired): it was
+// made by its key over this data, and its verdict says it expired. A
+// signature whose hash the caller rejects (SigRejected) proves nothing.
+// Otherwise it returns a *NotAuthenticError.
 func UnencryptedAuthentic(sigs []SignatureResult) error {
 	good, onePass, legacy := 0, 0, 0
 	for _, r := range sigs {
@@ -154,13 +202,19 @@ func UnencryptedAuthentic(sigs []SignatureResult) error {
 		return &NotAuthenticError{"more signatures follow the data than one-pass packets announced: the message was altered", true}
 	}
 	var unproven string
+	revoked := false
 	for _, r := range sigs {
 		switch {
 		case r.Status == SigBad:
 			return &NotAuthenticError{"BAD signature on an unencrypted message", true}
 		case r.Form == FormUnannounced:
 			return &NotAuthenticError{"a one-pass signature packet has no signature after the data: the message was cut or altered", true}
-		case r.Status == SigGood:
+		case r.Status.Verified() && r.KeyRevoked:
+			// Whatever its mathematics say, a revoked key's
+			// signature proves nothing, and another signature
+			// beside it does not make up for it.
+			revoked = true
+		case r.Status == SigGood || r.Status == SigKeyExpired || r.Status == SigExpired:
 			good++
 		case unproven == "":
 			unproven = r.Status.String()
@@ -172,6 +226,8 @@ func UnencryptedAuthentic(sigs []SignatureResult) error {
 	switch {
 	case len(sigs) == 0:
 		return &NotAuthenticError{"the message is neither encrypted nor signed: nothing vouches for its data", false}
+	case revoked:
+		return &NotAuthenticError{"the signer's key is revoked", true}
 	case good == 0:
 		return &NotAuthenticError{"no signature on the unencrypted message verified (" + unproven + ")", false}
 	}
@@ -187,6 +243,8 @@ type verifier struct {
 	legacy bool // DecryptOptions.LegacyLiteralHash
 	// allowWeak checks SHA-1 signatures made after SHA1Cutoff too.
 	allowWeak bool
+	now       time.Time                // the time of the verification: DecryptOptions.Time
+	reject    map[packet.HashAlgo]bool // DecryptOptions.RejectHashes
 	res       *Result
 	hashes    []*sigHash
 	ops       []*pendingSig // announced, in packet order; signatures pop from the end
@@ -451,9 +509,13 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 		r.Err = err
 		return r
 	}
-	var keys []*gcpacket.PublicKey
+	var keys []SignerKey
+	now := v.now
+	if now.IsZero() {
+		now = clock.Now()
+	}
 	if v.keys != nil {
-		keys = v.keys.SignerKeys(sig.IssuerKeyID, sig.IssuerFingerprint, sig.Created)
+		keys = v.keys.SignerKeys(sig.IssuerKeyID, sig.IssuerFingerprint, sig.Created, now)
 	}
 	if len(keys) == 0 {
 		r.Status = SigNoKey
@@ -465,13 +527,17 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 			r.Err = err
 			return r
 		}
-		err = k.VerifySignature(h, gs)
+		err = k.Key.VerifySignature(h, gs)
 		if err == nil {
-			r.Status, r.Key, r.Err = SigGood, k, nil
+			r.Key, r.KeyRevoked, r.KeyExpired, r.Err = k.Key, k.Revoked, k.Expired, nil
+			r.Status = v.verdict(sig, k, now)
+			if r.Status == SigRejected {
+				r.Err = fmt.Errorf("%w: %v", ErrRejectedHash, sig.Hash)
+			}
 			return r
 		}
 		if i == 0 {
-			r.Status, r.Key, r.Err = SigBad, k, err
+			r.Status, r.Key, r.KeyRevoked, r.KeyExpired, r.Err = SigBad, k.Key, k.Revoked, k.Expired, err
 		}
 		// go-crypto appends to HashSuffix for v5; parse afresh for the next key.
 		if gs, err = goCryptoSignature(sig); err != nil {
@@ -480,6 +546,26 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 		}
 	}
 	return r
+}
+
+// ErrRejectedHash is the reason for SigRejected.
+var ErrRejectedHash = errors.New("signature uses a hash algorithm that is rejected")
+
+// verdict is what a signature whose mathematics hold is worth at now:
+// gpg's precedence, the rejected hash first, then the signature's own
+// expiry, then its key's, then the revocation.
+func (v *verifier) verdict(sig *packet.Signature, k SignerKey, now time.Time) SigStatus {
+	switch {
+	case v.reject[sig.Hash]:
+		return SigRejected
+	case sig.ExpiredAt(now):
+		return SigExpired
+	case !k.Expired.IsZero():
+		return SigKeyExpired
+	case k.Revoked:
+		return SigKeyRevoked
+	}
+	return SigGood
 }
 
 // clone returns a hash in the state of sh.h for one check to finish,
@@ -585,6 +671,12 @@ type VerifyOptions struct {
 	// AllowWeakDigests checks SHA-1 signatures made after SHA1Cutoff
 	// instead of refusing them.
 	AllowWeakDigests bool
+	// RejectHashes are hashes whose signatures prove nothing
+	// (SigRejected), gpg's --weak-digest.
+	RejectHashes map[packet.HashAlgo]bool
+	// Time is when the verification happens, for the expiry and
+	// revocation of signatures and keys; zero is clock.Now().
+	Time time.Time
 }
 
 // VerifyDetached checks the detached signatures in sig (binary or
@@ -596,7 +688,7 @@ func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, 
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{keys: opt.Signers, res: &Result{}, allowWeak: opt.AllowWeakDigests}
+	v := &verifier{keys: opt.Signers, res: &Result{}, allowWeak: opt.AllowWeakDigests, reject: opt.RejectHashes, now: opt.Time}
 	defer v.wait()
 	if err := v.signatures(r, "a detached signature"); err != nil {
 		return nil, err

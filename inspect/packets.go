@@ -597,21 +597,21 @@ var curveNames = map[string]string{
 	"1.3.132.0.10":           "secp256k1",
 }
 
-// Algorithm ids (RFC 9580 §9.1).
+// Algorithm ids (RFC 9580 §9.1), as bytes to compare with a packet's.
 const (
-	algoRSA        = 1
-	algoRSAEncrypt = 2
-	algoRSASign    = 3
-	algoElgamal    = 16
-	algoDSA        = 17
-	algoECDH       = 18
-	algoECDSA      = 19
-	algoElgamalOld = 20
-	algoEdDSA      = 22
-	algoX25519     = 25
-	algoX448       = 26
-	algoEd25519    = 27
-	algoEd448      = 28
+	algoRSA        = byte(packet.PubKeyRSA)
+	algoRSAEncrypt = byte(packet.PubKeyRSAEncryptOnly)
+	algoRSASign    = byte(packet.PubKeyRSASignOnly)
+	algoElgamal    = byte(packet.PubKeyElGamal)
+	algoDSA        = byte(packet.PubKeyDSA)
+	algoECDH       = byte(packet.PubKeyECDH)
+	algoECDSA      = byte(packet.PubKeyECDSA)
+	algoElgamalOld = byte(packet.PubKeyElGamalOld)
+	algoEdDSA      = byte(packet.PubKeyEdDSA)
+	algoX25519     = byte(packet.PubKeyX25519)
+	algoX448       = byte(packet.PubKeyX448)
+	algoEd25519    = byte(packet.PubKeyEd25519)
+	algoEd448      = byte(packet.PubKeyEd448)
 )
 
 func describePKESK(b []byte) []string {

@@ -171,31 +171,7 @@ type inspector struct {
 	weakBody bool
 }
 
-func algoName(id byte) string {
-	switch id {
-	case algoRSA, algoRSAEncrypt, algoRSASign:
-		return "RSA"
-	case algoElgamal, algoElgamalOld:
-		return "ElGamal"
-	case algoDSA:
-		return "DSA"
-	case algoECDH:
-		return "ECDH"
-	case algoECDSA:
-		return "ECDSA"
-	case algoEdDSA:
-		return "EdDSA"
-	case algoX25519:
-		return "X25519"
-	case algoX448:
-		return "X448"
-	case algoEd25519:
-		return "Ed25519"
-	case algoEd448:
-		return "Ed448"
-	}
-	return fmt.Sprintf("algorithm %d", id)
-}
+func algoName(id byte) string { return packet.PubKeyAlgo(id).String() }
 
 func hashName(id byte) string {
 	n := map[byte]string{1: "MD5", 2: "SHA1", 3: "RIPEMD160", 8: "SHA256", 9: "SHA384", 10: "SHA512", 11: "SHA224", 12: "SHA3-256", 14: "SHA3-512"}[id]

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,7 @@ func sessionKeyRoundTrip(t *testing.T, sender *Ring, spec string, receiver *Ring
 	if err := packet.SerializeEncryptedKeyAEAD(&buf, rc.Pub, packet.CipherAES256, rc.SEIPDv2, key, nil); err != nil {
 		t.Fatalf("encrypting session key to %X: %v", rc.Pub.Fingerprint, err)
 	}
+	raw := bytes.Clone(buf.Bytes())
 	p, err := packet.Read(&buf)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +100,24 @@ func sessionKeyRoundTrip(t *testing.T, sender *Ring, spec string, receiver *Ring
 	}
 	if len(privs) != 1 {
 		t.Fatalf("DecryptionKeys(%016X): got %d keys, want 1", ek.KeyId, len(privs))
+	}
+	// SecretKeysFor, what decryption asks, finds the same key from the
+	// PKESK itself, and so does a wildcard PKESK among others.
+	_, body, _, err := pgppacket.SplitPacket(raw, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := pgppacket.ParsePKESK(body, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := receiver.SecretKeysFor(pk); len(got) != 1 || got[0] != privs[0] {
+		t.Fatalf("SecretKeysFor(%016X): %d keys", ek.KeyId, len(got))
+	}
+	wild := *pk
+	wild.KeyID, wild.Fingerprint = 0, nil
+	if !wild.Wildcard() || !slices.Contains(receiver.SecretKeysFor(&wild), privs[0]) {
+		t.Fatal("a wildcard PKESK does not offer the recipient's key")
 	}
 	if err := Unlock(privs[0], passphrase); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 
 	"github.com/pgpstream/pgpstream/internal/escape"
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // Capability bits, in the order gpg prints them.
@@ -185,15 +186,11 @@ func curveName(pk *packet.PublicKey) (string, int) {
 // the key size gpg prints in colon listings.
 func algoName(pk *packet.PublicKey) (string, int) {
 	switch pk.PubKeyAlgo {
-	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSAEncryptOnly, packet.PubKeyAlgoRSASignOnly:
+	case packet.PubKeyAlgoRSA, packet.PubKeyAlgoRSAEncryptOnly, packet.PubKeyAlgoRSASignOnly,
+		packet.PubKeyAlgoDSA, packet.PubKeyAlgoElGamal:
+		// gpg's name in lower case, and the size: rsa3072, dsa2048, elg2048.
 		n, _ := pk.BitLength()
-		return "rsa" + strconv.Itoa(int(n)), int(n)
-	case packet.PubKeyAlgoDSA:
-		n, _ := pk.BitLength()
-		return "dsa" + strconv.Itoa(int(n)), int(n)
-	case packet.PubKeyAlgoElGamal:
-		n, _ := pk.BitLength()
-		return "elg" + strconv.Itoa(int(n)), int(n)
+		return strings.ToLower(pgppacket.PubKeyAlgo(pk.PubKeyAlgo).GPGName()) + strconv.Itoa(int(n)), int(n)
 	}
 	if name, bits := curveName(pk); name != "" {
 		return name, bits

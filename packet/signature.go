@@ -149,6 +149,37 @@ type Signature struct {
 	// the offset in Body of the exportable subpacket's value when Local,
 	// for readers that must see the rest of the signature unchanged.
 	HashedEnd, LocalAt int
+
+	// What a signature says of its signer, from the hashed area only.
+	SignerUserID string     // signer's user ID subpacket (§5.2.3.28), as given
+	Notations    []Notation // notation data subpackets (§5.2.3.24), in order
+	Features     []byte     // features subpacket (§5.2.3.32); nil if none
+	// Values is the algorithm-specific part of the packet (§5.2.3):
+	// what follows the hash prefix (and a v6 signature's salt), a slice
+	// of Body.
+	Values []byte
+}
+
+// Notation is one notation data subpacket (RFC 9580 §5.2.3.24).
+type Notation struct {
+	Name, Value   string
+	HumanReadable bool // the first flag bit: Value is UTF-8 text
+	Critical      bool
+}
+
+// Expires is when the signature expires (Created plus Lifetime), zero
+// when it does not.
+func (s *Signature) Expires() time.Time {
+	if s.Lifetime == 0 || s.Created.IsZero() {
+		return time.Time{}
+	}
+	return s.Created.Add(time.Duration(s.Lifetime) * time.Second)
+}
+
+// ExpiredAt reports whether the signature had expired at t.
+func (s *Signature) ExpiredAt(t time.Time) bool {
+	e := s.Expires()
+	return !e.IsZero() && t.After(e)
 }
 
 // maxSigSubpackets bounds the subpacket areas of a data signature: real
@@ -181,6 +212,7 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 		s.PubKeyAlgo = b[15]
 		s.Hash = HashAlgo(b[16])
 		copy(s.HashPrefix[:], b[17:19])
+		s.Values = b[19:]
 		return s, nil
 	case 4, 5, 6:
 	default:
@@ -232,7 +264,9 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 			return nil, &StructuralError{"signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", n, s.Hash)}
 		}
 		s.Salt = rest[1 : 1+n]
+		rest = rest[1+n:]
 	}
+	s.Values = rest
 	// The hashed area is authoritative; the unhashed one may only add an
 	// issuer the hashed area lacks (older signers put it there).
 	for i, area := range areas {
@@ -259,6 +293,9 @@ const (
 	subRegexp            = 6
 	subRevocable         = 7
 	subIssuerKeyID       = 16
+	subNotation          = 20
+	subSignerUserID      = 28
+	subFeatures          = 30
 	subIssuerFingerprint = 33
 )
 
@@ -272,6 +309,7 @@ func (s *Signature) subpackets(area []byte, hashed bool, base int, offset int64)
 	for _, sp := range sps {
 		if hashed {
 			s.certSubpacket(sp.Type, sp.Data, base+sp.At)
+			s.signerSubpacket(sp)
 		}
 		switch sp.Type {
 		case subCreationTime:
@@ -332,6 +370,29 @@ func (s *Signature) certSubpacket(typ byte, data []byte, valueAt int) {
 		s.TrustDepth, s.TrustAmount = data[0], data[1]
 	case typ == subRegexp && len(data) > 0:
 		s.TrustRegexp = append(s.TrustRegexp, strings.TrimSuffix(string(data), "\x00"))
+	}
+}
+
+// signerSubpacket reads the hashed subpackets that describe the signer
+// and its message: its user ID, notations and features.
+func (s *Signature) signerSubpacket(sp Subpacket) {
+	switch sp.Type {
+	case subSignerUserID:
+		s.SignerUserID = string(sp.Data)
+	case subFeatures:
+		s.Features = sp.Data
+	case subNotation:
+		// Four flag octets, name and value lengths, name, value.
+		d := sp.Data
+		if len(d) < 8 {
+			return
+		}
+		nl, vl := int(binary.BigEndian.Uint16(d[4:])), int(binary.BigEndian.Uint16(d[6:]))
+		if len(d) != 8+nl+vl {
+			return
+		}
+		s.Notations = append(s.Notations, Notation{Name: string(d[8 : 8+nl]), Value: string(d[8+nl:]),
+			HumanReadable: d[0]&0x80 != 0, Critical: sp.Critical})
 	}
 }
 

@@ -79,3 +79,61 @@ func FuzzParseSignature(f *testing.F) {
 		ParseSignature(b, 0)
 	})
 }
+
+// The signer's subpackets are read once, from the hashed area: expiry,
+// signer's user ID, notations and features; an unhashed one is ignored.
+func TestSignatureSignerSubpackets(t *testing.T) {
+	var hashed []byte
+	hashed = AppendSubpacket(hashed, subCreationTime, false, []byte{0x60, 0, 0, 0})
+	hashed = AppendSubpacket(hashed, subExpiration, false, []byte{0, 0, 0x0e, 0x10}) // one hour
+	hashed = AppendSubpacket(hashed, subSignerUserID, false, []byte("Alice <alice@example.org>"))
+	notation := []byte{0x80, 0, 0, 0, 0, 3, 0, 2}
+	notation = append(notation, "a@bhi"...)
+	hashed = AppendSubpacket(hashed, subNotation, true, notation)
+	hashed = AppendSubpacket(hashed, subNotation, false, []byte{0, 0, 0, 0, 0, 9, 0, 0, 'x'}) // lengths that do not fit: ignored
+	hashed = AppendSubpacket(hashed, subFeatures, false, []byte{0x09})
+	var unhashed []byte
+	unhashed = AppendSubpacket(unhashed, subSignerUserID, false, []byte("Mallory"))
+	unhashed = AppendSubpacket(unhashed, subIssuerKeyID, false, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+	b := []byte{4, SigBinary, 22, byte(HashSHA256), byte(len(hashed) >> 8), byte(len(hashed))}
+	b = append(b, hashed...)
+	b = append(b, byte(len(unhashed)>>8), byte(len(unhashed)))
+	b = append(b, unhashed...)
+	b = append(b, 0xab, 0xcd, 0, 1, 1)
+	s, err := ParseSignature(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := time.Unix(0x60000000, 0)
+	if s.SignerUserID != "Alice <alice@example.org>" || !bytes.Equal(s.Features, []byte{0x09}) ||
+		!s.Expires().Equal(created.Add(time.Hour)) || !bytes.Equal(s.Values, []byte{0, 1, 1}) ||
+		s.IssuerKeyID != 0x0102030405060708 {
+		t.Fatalf("%+v", s)
+	}
+	if want := []Notation{{Name: "a@b", Value: "hi", HumanReadable: true, Critical: true}}; len(s.Notations) != 1 || s.Notations[0] != want[0] {
+		t.Fatalf("notations %+v, want %+v", s.Notations, want)
+	}
+	if s.ExpiredAt(created.Add(time.Hour)) || !s.ExpiredAt(created.Add(time.Hour+time.Second)) {
+		t.Fatal("expiry is not at Created+Lifetime")
+	}
+	if (&Signature{Created: created}).ExpiredAt(created.Add(1000 * time.Hour)) {
+		t.Fatal("a signature without a lifetime expired")
+	}
+}
+
+// The public-key algorithms' names: the RFC's, and gpg's (libgcrypt's
+// upper-case names, as "using EDDSA key" and --list-config print them).
+func TestPubKeyAlgoNames(t *testing.T) {
+	for _, c := range []struct {
+		a        PubKeyAlgo
+		rfc, gpg string
+	}{
+		{PubKeyRSA, "RSA", "RSA"}, {PubKeyRSASignOnly, "RSA", "RSA"}, {PubKeyElGamal, "ElGamal", "ELG"},
+		{PubKeyDSA, "DSA", "DSA"}, {PubKeyECDH, "ECDH", "ECDH"}, {PubKeyEdDSA, "EdDSA", "EDDSA"},
+		{PubKeyEd25519, "Ed25519", "ED25519"}, {PubKeyX448, "X448", "X448"}, {99, "algorithm 99", ""},
+	} {
+		if c.a.String() != c.rfc || c.a.GPGName() != c.gpg {
+			t.Errorf("%d: %q %q, want %q %q", uint8(c.a), c.a.String(), c.a.GPGName(), c.rfc, c.gpg)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -49,8 +50,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if err != nil {
 		return err
 	}
-	signers := newRingSigners(ring)
-	sigs := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
+	sigs := &sigReporter{st: st, status: sw, ring: ring, trustModel: o.trustModelName()}
 	var (
 		read     int   // messages read
 		total    int64 // their literal data
@@ -76,9 +76,11 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			AllowUnprotected:  o.allowUnprotected,
 			MaxDecompressed:   o.maxOutput,
 			Threads:           o.threads,
-			Signers:           signers,
+			Signers:           ring,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
+			RejectHashes:      o.weakDigests,
+			Time:              clock.Now(),
 			SessionKey:        given,
 			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple},
 		}
@@ -315,7 +317,7 @@ func (r *recipientReport) finish() {
 		if k == nil {
 			r.status.Write(status.NoSeckey{KeyID: id})
 			if !st.quiet {
-				st.say("encrypted with %s key, ID %s", encAlgoName(p.Algo), id)
+				st.say("encrypted with %s key, ID %s", gpgAlgoName(p.Algo), id)
 			}
 			continue
 		}
@@ -324,7 +326,7 @@ func (r *recipientReport) finish() {
 			r.status.Write(status.NoSeckey{KeyID: id})
 		}
 		st.say("encrypted with %d-bit %s key, ID %s, created %s",
-			keyBits(pk), encAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"))
+			keyBits(pk), gpgAlgoName(p.Algo), id, pk.CreationTime.UTC().Format("2006-01-02"))
 		st.sayMore("      \"%s\"", k.PrimaryUserID())
 	}
 	r.status.Write(status.BeginDecryption{})
@@ -377,23 +379,6 @@ func keyBits(pk *gcpacket.PublicKey) int {
 	}
 	n, _ := pk.BitLength()
 	return int(n)
-}
-
-// encAlgoName is gpg's name for a PKESK's algorithm.
-func encAlgoName(a byte) string {
-	switch a {
-	case 1, 2:
-		return "RSA"
-	case 16, 20:
-		return "ELG"
-	case 18:
-		return "ECDH"
-	case 25:
-		return "X25519"
-	case 26:
-		return "X448"
-	}
-	return fmt.Sprintf("algorithm %d", a)
 }
 
 // listOnlyKeys opens nothing: every secret key and passphrase is refused.

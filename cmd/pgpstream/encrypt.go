@@ -41,7 +41,7 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
-		mode, hash := newSymmetricS2K(opt)
+		mode, hash := opt.SKESKS2K()
 		pass, err := pp.symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
 		if err != nil {
 			if errors.Is(err, errNoPassphrase) {
@@ -82,7 +82,8 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	sigCreated(st, opt.Signers, sw, "S")
 	encryptBegin(sw, opt)
-	if _, err := filter.Encrypt(in, pp.watchNew(out.w), opt); err != nil {
+	res, err := filter.Encrypt(in, out.w, opt)
+	if err != nil {
 		out.abort()
 		statusFailure(sw, "encrypt", err)
 		return err
@@ -91,7 +92,7 @@ func cmdEncrypt(st *state, o *options) error {
 		statusFailure(sw, "encrypt", err)
 		return err
 	}
-	pp.cacheNew() // as gpg, the agent keeps what the message was encrypted with (prompt.go)
+	pp.cacheNew(res) // as gpg, the agent keeps what the message was encrypted with (prompt.go)
 	sw.Write(status.EndEncryption{})
 	return nil
 }

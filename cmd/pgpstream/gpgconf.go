@@ -27,8 +27,8 @@ const gnupgVersion = "2.2.40"
 // does; the rest are the formats filter reads (a test decrypts a message
 // in each). gpg lists one set: what it reads it also writes.
 var (
-	cfgPubkey = []algoName{{1, "RSA"}, {16, "ELG"}, {17, "DSA"}, {18, "ECDH"}, {19, "ECDSA"}, {22, "EDDSA"},
-		{25, "X25519"}, {26, "X448"}, {27, "ED25519"}, {28, "ED448"}}
+	cfgPubkey = pubkeys(packet.PubKeyRSA, packet.PubKeyElGamal, packet.PubKeyDSA, packet.PubKeyECDH, packet.PubKeyECDSA,
+		packet.PubKeyEdDSA, packet.PubKeyX25519, packet.PubKeyX448, packet.PubKeyEd25519, packet.PubKeyEd448)
 	cfgCipher   = readCiphers()
 	cfgDigest   = readDigests()
 	cfgCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}, {3, "BZIP2"}}
@@ -80,6 +80,15 @@ func readDigests() []algoName {
 		if h := packet.HashAlgo(id); h.Supported() {
 			out = append(out, algoName{id, h.String()})
 		}
+	}
+	return out
+}
+
+// pubkeys are the algorithms as gpg names them (packet.PubKeyAlgo.GPGName).
+func pubkeys(as ...packet.PubKeyAlgo) []algoName {
+	out := make([]algoName, len(as))
+	for i, a := range as {
+		out[i] = algoName{int(a), a.GPGName()}
 	}
 	return out
 }

@@ -338,21 +338,7 @@ func (k *ringKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
 	if k.ring == nil {
 		return nil
 	}
-	var cands []*gcpacket.PrivateKey
-	switch {
-	case p.Wildcard():
-		cands = k.ring.DecryptionKeys(0)
-	case p.Version == 6:
-		cands = k.ring.DecryptionKeysByFingerprint(p.Fingerprint)
-	default:
-		cands = k.ring.DecryptionKeys(p.KeyID)
-	}
-	var out []*gcpacket.PrivateKey
-	for _, priv := range cands {
-		if p.Wildcard() || p.Matches(priv) {
-			out = append(out, priv)
-		}
-	}
+	out := k.ring.SecretKeysFor(p)
 	if err := k.ring.AgentError(); err != nil && len(out) == 0 && !k.agentWarned {
 		k.agentWarned = true
 		k.st.warnf("the secret keys of gpg-agent are not available: %v", err)
@@ -365,7 +351,7 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 		return nil
 	}
 	desc := fmt.Sprintf("Enter the passphrase to unlock the secret key %016X (%v, created %s) to decrypt the message.",
-		priv.KeyId, encAlgoName(uint8(priv.PubKeyAlgo)), priv.CreationTime.UTC().Format("2006-01-02"))
+		priv.KeyId, gpgAlgoName(priv.PubKeyAlgo), priv.CreationTime.UTC().Format("2006-01-02"))
 	err := k.pass.unlockKey(priv, desc, func(pass []byte) error { return keyring.Unlock(priv, pass) }, nil)
 	if errors.Is(err, errNoPassphrase) {
 		return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)

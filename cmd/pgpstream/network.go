@@ -14,6 +14,7 @@ import (
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/keyserver"
+	"github.com/pgpstream/pgpstream/packet"
 )
 
 // netOpts are the options of the commands that reach keyservers and Web
@@ -212,27 +213,8 @@ func cmdRefreshKeys(st *state, o *options) error {
 // keyAlgoName names an OpenPGP public-key algorithm number as gpg's
 // search listing does.
 func keyAlgoName(a int) string {
-	switch a {
-	case 1, 2, 3:
-		return "RSA"
-	case 16, 20:
-		return "ELG"
-	case 17:
-		return "DSA"
-	case 18:
-		return "ECDH"
-	case 19:
-		return "ECDSA"
-	case 22:
-		return "EDDSA"
-	case 25:
-		return "X25519"
-	case 26:
-		return "X448"
-	case 27:
-		return "ED25519"
-	case 28:
-		return "ED448"
+	if n := packet.PubKeyAlgo(a).GPGName(); n != "" && a == int(uint8(a)) {
+		return n
 	}
 	return "unknown"
 }

@@ -37,8 +37,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgpstream/pgpstream/agent"
-	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
+	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keygrip"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
@@ -545,29 +545,19 @@ type symState struct {
 	pass    []byte
 	err     error
 	cacheID string
-	asked   bool        // asked (not given), so the agent may keep it
-	head    *headWriter // the start of the message it encrypts (watchNew)
+	asked   bool // asked (not given), so the agent may keep it
 }
 
-// watchNew wraps the writer of a new message encrypted with an asked
-// passphrase, to find the S2K salt the passphrase is cached under once
-// the message is written (cacheNew): gpg caches what it encrypts with, so
-// decrypting the message next asks nothing. Otherwise w as it is.
-func (p *passphrases) watchNew(w io.Writer) io.Writer {
-	if !p.sym.asked || p.o.noSymkeyCache || p.o.ask == nil || p.o.ask.conn == nil {
-		return w
-	}
-	p.sym.head = &headWriter{w: w}
-	return p.sym.head
-}
-
-// cacheNew puts the passphrase into the agent's cache under the written
-// message's S2K salt, answering the agent's loopback inquiry itself.
-func (p *passphrases) cacheNew() {
-	if p.sym.head == nil {
+// cacheNew puts the passphrase of a new message encrypted with an asked
+// one into the agent's cache, under the S2K salt of the message's first
+// SKESK (res, what filter.Encrypt wrote), answering the agent's loopback
+// inquiry itself: gpg caches what it encrypts with, so decrypting the
+// message next asks nothing.
+func (p *passphrases) cacheNew(res *filter.EncryptResult) {
+	if !p.sym.asked || p.o.noSymkeyCache || p.o.ask == nil || p.o.ask.conn == nil || len(res.SKESKs) == 0 {
 		return
 	}
-	salt := skeskSalt(p.sym.head.head)
+	_, _, salt := res.SKESKs[0].S2K()
 	if salt == nil {
 		return
 	}
@@ -579,55 +569,6 @@ func (p *passphrases) cacheNew() {
 	if err != nil {
 		p.st.infof("gpg-agent did not cache the passphrase: %v", err)
 	}
-}
-
-// headWriter keeps the first bytes written through it (one copy of at
-// most 4 KiB; everything else passes through).
-type headWriter struct {
-	w    io.Writer
-	head []byte
-}
-
-func (h *headWriter) Write(b []byte) (int, error) {
-	if n := 4096 - len(h.head); n > 0 {
-		h.head = append(h.head, b[:min(n, len(b))]...)
-	}
-	return h.w.Write(b)
-}
-
-// skeskSalt finds the S2K salt of the first SKESK at the start of a
-// message (armored or not), after any PKESKs; nil if there is none.
-func skeskSalt(head []byte) []byte {
-	if bytes.HasPrefix(head, []byte("-----BEGIN PGP")) {
-		ar, err := armor.NewReader(bytes.NewReader(head))
-		if err != nil {
-			return nil
-		}
-		var bin bytes.Buffer
-		io.Copy(&bin, ar) // the head is cut short: what decodes is enough
-		head = bin.Bytes()
-	}
-	for off := int64(0); len(head) > 0; {
-		h, body, rest, err := packet.SplitPacket(head, off)
-		if err != nil {
-			return nil
-		}
-		switch h.Tag {
-		case 1:
-		case 3:
-			s, err := packet.ParseSKESK(body, off+int64(h.Size))
-			if err != nil {
-				return nil
-			}
-			_, _, salt := s.S2K()
-			return salt
-		default:
-			return nil
-		}
-		off += int64(len(head) - len(rest))
-		head = rest
-	}
-	return nil
 }
 
 // forgetSymmetric clears the message's passphrase from the agent's cache

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,14 +22,6 @@ import (
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
-
-// keyConfig is the policy for picking and checking signing keys: as in
-// the keyring, old algorithms are not refused outright, and a key whose
-// self-signature has no key flags (as GnuPG wrote them before 2.0) may do
-// what its algorithm can, as gpg decides; RSA keys from 1024 bits are used,
-// as in the keyring.
-var keyConfig = &gcpacket.Config{RejectPublicKeyAlgorithms: map[gcpacket.PublicKeyAlgorithm]bool{},
-	InsecureAllowAllKeyFlagsWhenMissing: true, MinRSABits: 1024, Time: clock.Now}
 
 // signersFor unlocks the keys named by --local-user (or the first secret
 // key in the ring) for signing with --digest-algo.
@@ -264,98 +255,28 @@ func openConcatenated(st *state, o *options) (io.Reader, string, func(), error) 
 	return io.MultiReader(rs...), first, closeAll, nil
 }
 
-// ringSigners finds signature keys in the ring and remembers whose they
-// are, for the report.
-type ringSigners struct {
-	ring  *keyring.Ring
-	owner map[string]*keyring.Key // (sub)key fingerprint, hex -> certificate
-}
-
-func newRingSigners(ring *keyring.Ring) *ringSigners {
-	return &ringSigners{ring: ring, owner: map[string]*keyring.Key{}}
-}
-
-// SignerKeys implements filter.SignerKeys: the primary keys and subkeys
-// with the issuer's key ID (and fingerprint, when the signature names it)
-// that were valid signing keys when the signature was made.
-func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey {
-	if r == nil || r.ring == nil {
-		return nil
+// gpgAlgoName is gpg's name for a public-key algorithm in its messages
+// ("using RSA key", "encrypted with ECDH key"), "algorithm N" for one it
+// does not name.
+func gpgAlgoName[T ~uint8](a T) string {
+	if n := packet.PubKeyAlgo(a).GPGName(); n != "" {
+		return n
 	}
-	all, err := r.ring.Select(nil, false)
-	if err != nil {
-		return nil
-	}
-	var out []*gcpacket.PublicKey
-	for _, k := range all {
-		e := k.Entity()
-		cands := []*gcpacket.PublicKey{e.PrimaryKey}
-		for _, s := range e.Subkeys {
-			cands = append(cands, s.PublicKey)
-		}
-		for _, pk := range cands {
-			if keyID != 0 && pk.KeyId != keyID {
-				continue
-			}
-			if fpr != nil && !bytes.Equal(pk.Fingerprint, fpr) {
-				continue
-			}
-			if keyID == 0 && fpr == nil {
-				continue
-			}
-			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, clock.Now()) {
-				// A revoked key's signatures are still checked, to
-				// be reported as gpg does (REVKEYSIG), never as good.
-				continue
-			}
-			r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))] = k
-			out = append(out, pk)
-		}
-	}
-	return out
-}
-
-func (r *ringSigners) ownerOf(pk *gcpacket.PublicKey) *keyring.Key {
-	if r == nil || pk == nil {
-		return nil
-	}
-	return r.owner[strings.ToUpper(hex.EncodeToString(pk.Fingerprint))]
-}
-
-// pubAlgoName is gpg's name for a signature's public-key algorithm in
-// "using ... key".
-func pubAlgoName(id uint8) string {
-	switch gcpacket.PublicKeyAlgorithm(id) {
-	case gcpacket.PubKeyAlgoRSA, gcpacket.PubKeyAlgoRSASignOnly:
-		return "RSA"
-	case gcpacket.PubKeyAlgoDSA:
-		return "DSA"
-	case gcpacket.PubKeyAlgoECDSA:
-		return "ECDSA"
-	case gcpacket.PubKeyAlgoEdDSA:
-		return "EDDSA"
-	case gcpacket.PubKeyAlgoEd25519:
-		return "ED25519"
-	case gcpacket.PubKeyAlgoEd448:
-		return "ED448"
-	}
-	return fmt.Sprintf("algorithm %d", id)
+	return fmt.Sprintf("algorithm %d", uint8(a))
 }
 
 // sigReporter writes the human lines and status lines for each signature
 // and keeps the worst outcome for the exit code.
 type sigReporter struct {
-	st      *state
-	status  *statusWriter
-	signers *ringSigners
-	weak    map[packet.HashAlgo]bool // --weak-digest
+	st     *state
+	status *statusWriter
+	ring   *keyring.Ring // the signers' keys (filter.SignerKeys) and their validity
 	// trustModel is the model the signer's validity is reported under.
 	trustModel string
 	good       int
 	bad        int
 	errs       int
 	skipped    int
-	revoked    int // good signatures by revoked keys, counted in bad too
 }
 
 // report writes what gpg writes for one signature: "Signature made" and
@@ -370,9 +291,12 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		st.hintf("--legacy-literal-hash checks it, at the cost of hashing every literal packet with SHA1 and RIPEMD160")
 		return
 	}
-	d := sigDetailsOf(sig)
-	if d.signerUID != "" {
-		s.status.Write(status.NewSig{SignerUID: gpgSignerUID(d.signerUID)})
+	signerUID := ""
+	if sig != nil {
+		signerUID = sig.SignerUserID
+	}
+	if signerUID != "" {
+		s.status.Write(status.NewSig{SignerUID: gpgSignerUID(signerUID)})
 	} else {
 		s.status.Write(status.NewSig{})
 	}
@@ -394,57 +318,53 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if !sig.Created.IsZero() {
 		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
 	}
-	if !st.quiet || r.Status != filter.SigGood {
+	if !st.quiet || !r.Status.Verified() {
 		// gpg 2.2's three lines.
 		st.say("Signature made %s", made)
-		st.say("               using %s key %s", pubAlgoName(sig.PubKeyAlgo), issuer)
-		if d.signerUID != "" {
-			st.say("               issuer \"%s\"", d.signerUID)
+		st.say("               using %s key %s", gpgAlgoName(sig.PubKeyAlgo), issuer)
+		if signerUID != "" {
+			st.say("               issuer \"%s\"", signerUID)
 		}
 	}
 	uid := ""
 	var primary string
-	owner := s.signers.ownerOf(r.Key)
-	now := clock.Now()
-	var revoked bool
-	var keyExpired time.Time
+	var owner *keyring.Key
+	if r.Key != nil && s.ring != nil {
+		owner = s.ring.Owner(r.Key.Fingerprint)
+	}
+	// The verdict is filter's, from the key's state the ring gave it
+	// (keyring.Ring.SignerKeys); here it is only rendered.
+	revoked, keyExpired := r.KeyRevoked, r.KeyExpired
 	if owner != nil {
 		uid, primary = owner.PrimaryUserID(), owner.Fingerprint()
-		revoked, keyExpired = owner.Lifetime(now)
-		keyConsidered(s.status, owner, now, 0)
-	}
-	if r.Status == filter.SigGood && s.weak[packet.HashAlgo(sig.Hash)] {
-		// --weak-digest: as gpg, the signature counts as not checkable.
-		s.errs++
-		st.say("Note: signatures using the %v algorithm are rejected", packet.HashAlgo(sig.Hash))
-		st.say("Can't check signature: Invalid digest algorithm")
-		s.errSig(sig, keyID, 5)
-		return
+		keyConsidered(s.status, owner, clock.Now(), 0)
 	}
 	switch r.Status {
-	case filter.SigGood:
-		sigExpired := d.expires != 0 && !sig.Created.IsZero() && now.After(sig.Created.Add(time.Duration(d.expires)*time.Second))
+	case filter.SigRejected:
+		// --weak-digest: as gpg, the signature counts as not checkable.
+		s.errs++
+		st.say("Note: signatures using the %v algorithm are rejected", sig.Hash)
+		st.say("Can't check signature: Invalid digest algorithm")
+		s.errSig(sig, keyID, 5)
+	case filter.SigGood, filter.SigExpired, filter.SigKeyExpired, filter.SigKeyRevoked:
 		var sigExpiry int64
-		if d.expires != 0 {
-			sigExpiry = sig.Created.Unix() + int64(d.expires)
+		if e := sig.Expires(); !e.IsZero() {
+			sigExpiry = e.Unix()
 		}
-		// gpg's precedence: the signature's own expiry, then the
-		// key's, then its revocation.
 		var verdictLine status.Line = status.GoodSig{KeyID: keyID, UserID: status.Text(uid)}
 		verdict, plainGood := "Good", false
-		switch {
-		case sigExpired:
+		switch r.Status {
+		case filter.SigExpired:
 			verdictLine, verdict = status.ExpSig{KeyID: keyID, UserID: status.Text(uid)}, "Expired"
 			s.bad++
-		case !keyExpired.IsZero():
+		case filter.SigKeyExpired:
 			verdictLine = status.ExpKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.good++
-		case revoked:
+		case filter.SigKeyRevoked:
 			// gpg writes REVKEYSIG and exits 0; pgpstream does not
 			// call a revoked key's signature good and exits 1.
 			verdictLine = status.RevKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.bad++
-			s.revoked++
 		default:
 			plainGood = true
 			s.good++
@@ -472,13 +392,13 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		if !st.quiet || !plainGood {
 			st.say("%s signature from \"%s\"%s", verdict, uid, validity)
 		}
-		switch {
-		case sigExpired:
+		switch r.Status {
+		case filter.SigExpired:
 			st.say("Signature expired %s",
 				time.Unix(sigExpiry, 0).Local().Format("Mon Jan _2 15:04:05 2006 MST"))
-		case !keyExpired.IsZero():
+		case filter.SigKeyExpired:
 			st.say("Note: This key has expired!")
-		case revoked:
+		case filter.SigKeyRevoked:
 			st.say("WARNING: This key has been revoked by its owner!")
 		}
 	case filter.SigBad:
@@ -570,10 +490,10 @@ func (s *sigReporter) validityWord(k *keyring.Key) string {
 	if s.trustModel == keyring.ModelAlways {
 		return " [unknown]"
 	}
-	if k == nil || s.signers == nil || s.signers.ring == nil {
+	if k == nil || s.ring == nil {
 		return ""
 	}
-	return " [" + s.signers.ring.Validity(k.Fingerprint(), s.trustModel).Word() + "]"
+	return " [" + s.ring.Validity(k.Fingerprint(), s.trustModel).Word() + "]"
 }
 
 // errSig writes ERRSIG <keyid> <pkalgo> <hashalgo> <class> <time> <rc> <fpr>.
@@ -657,8 +577,7 @@ func cmdVerify(st *state, o *options) (err error) {
 	if err != nil {
 		return err
 	}
-	signers := newRingSigners(ring)
-	rep := &sigReporter{st: st, status: sw, signers: signers, weak: o.weakDigests, trustModel: o.trustModelName()}
+	rep := &sigReporter{st: st, status: sw, ring: ring, trustModel: o.trustModelName()}
 	open := func(name string) (io.Reader, func(), error) {
 		r, _, done, err := openArg(st, o, name)
 		return r, done, err
@@ -686,8 +605,8 @@ func cmdVerify(st *state, o *options) (err error) {
 			return err
 		}
 		defer closeData()
-		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: signers, Events: verifyEvents{st: st, sigs: rep},
-			AllowWeakDigests: o.allowWeakDigests})
+		results, err = filter.VerifyDetached(sig, data, filter.VerifyOptions{Signers: ring, Events: verifyEvents{st: st, sigs: rep},
+			AllowWeakDigests: o.allowWeakDigests, RejectHashes: o.weakDigests, Time: clock.Now()})
 		if err != nil {
 			return err
 		}
@@ -711,9 +630,11 @@ func cmdVerify(st *state, o *options) (err error) {
 		opts := filter.DecryptOptions{
 			Keys:              refuseKeys{},
 			MaxDecompressed:   o.maxOutput,
-			Signers:           signers,
+			Signers:           ring,
 			LegacyLiteralHash: o.legacyLiteralHash,
 			AllowWeakDigests:  o.allowWeakDigests,
+			RejectHashes:      o.weakDigests,
+			Time:              clock.Now(),
 			Events:            verifyEvents{st: st, sigs: rep},
 		}
 		var authentic error    // of the first message whose data nothing vouches for
@@ -803,12 +724,6 @@ func signatureOutcome(st *state, res *filter.Result, rep *sigReporter, allowUnpr
 		return false
 	}
 	err := filter.UnencryptedAuthentic(res.Signatures)
-	if err == nil && rep.revoked > 0 {
-		// A revoked key's signature proves nothing, whatever its
-		// mathematics say.
-		st.errorf("the signer's key is revoked: the output was not written")
-		return true
-	}
 	if err == nil {
 		return false
 	}
@@ -837,6 +752,37 @@ func sigID(sig *packet.Signature) string {
 	h := sha1.New()
 	t := uint32(sig.Created.Unix())
 	h.Write([]byte{sig.PubKeyAlgo, byte(sig.Hash), byte(t >> 24), byte(t >> 16), byte(t >> 8), byte(t)})
-	h.Write(sigDetailsOf(sig).mpis)
+	if sig.Version == 3 || sig.Version == 4 {
+		// gpg 2.2's SIG_ID covers v3 and v4 (it reads no v6).
+		h.Write(gpgMPIs(sig.Values))
+	}
 	return base64.RawStdEncoding.EncodeToString(h.Sum(nil))
+}
+
+// gpgMPIs reads a signature's values as MPIs and writes each as gpg
+// hashes it for SIG_ID: its bit count and its value, both recounted
+// without leading zeros. A value cut short ends it.
+func gpgMPIs(rest []byte) []byte {
+	var out []byte
+	for len(rest) >= 2 {
+		bits := int(rest[0])<<8 | int(rest[1])
+		n := (bits + 7) / 8
+		if len(rest) < 2+n {
+			break
+		}
+		v := rest[2 : 2+n]
+		for len(v) > 0 && v[0] == 0 {
+			v = v[1:]
+		}
+		bits = len(v) * 8
+		if len(v) > 0 {
+			for c := v[0]; c&0x80 == 0; c <<= 1 {
+				bits--
+			}
+		}
+		out = append(out, byte(bits>>8), byte(bits))
+		out = append(out, v...)
+		rest = rest[2+n:]
+	}
+	return out
 }

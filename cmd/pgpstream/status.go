@@ -377,119 +377,15 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 	statusFailureCode(s, "encrypt", code)
 }
 
-// newSymmetricS2K is NEED_PASSPHRASE_SYM's <S2K type> <S2K hash> for a
-// message pgpstream writes: what packet.WriteSKESK makes, iterated and
-// salted SHA-256 for a v4 SKESK, Argon2 (type 4, no hash) for v6.
-func newSymmetricS2K(opt filter.EncryptOptions) (mode, hash byte) {
-	if opt.Format == filter.SEIPDv2 {
-		return 4, 0
-	}
-	return 3, 8
-}
-
 // encryptStatus brackets an encryption: BEGIN_ENCRYPTION <mdc_method>
 // <sym_algo> [<aead_algo>] before the first byte, END_ENCRYPTION after the
 // last was written.
 func encryptBegin(s *statusWriter, opt filter.EncryptOptions) {
 	// NEED_PASSPHRASE_SYM came before the passphrase was asked (the
-	// command fd's GET_HIDDEN follows it, as in gpg): newSymmetricS2K.
+	// command fd's GET_HIDDEN follows it, as in gpg): EncryptOptions.SKESKS2K.
 	if opt.Format == filter.SEIPDv1 {
 		s.Write(status.BeginEncryption{MDC: 2, Cipher: int(opt.Cipher)})
 		return
 	}
 	s.Write(status.BeginEncryption{MDC: 0, Cipher: int(opt.Cipher), AEAD: int(opt.AEAD)})
-}
-
-// sigDetails is what the status lines need from a signature packet
-// beyond what packet.Signature keeps.
-type sigDetails struct {
-	expires   uint32 // signature expiration time subpacket: seconds after creation, 0 never
-	signerUID string // signer's user ID subpacket (gpg's NEWSIG argument)
-	mpis      []byte // the signature's MPIs, each as bit count and minimal value (for SIG_ID)
-}
-
-// sigDetailsOf reads sig's hashed subpackets (RFC 9580 §5.2.3) and its
-// MPIs. A body it cannot follow gives what was read up to there.
-func sigDetailsOf(sig *packet.Signature) sigDetails {
-	var d sigDetails
-	if sig == nil {
-		return d
-	}
-	b := sig.Body
-	var rest []byte
-	switch {
-	case len(b) > 0 && b[0] == 3:
-		if len(b) < 19 {
-			return d
-		}
-		rest = b[19:] // version, 5 hashed octets, key ID, algorithms, prefix
-	case len(b) >= 6 && b[0] == 4:
-		n := int(b[4])<<8 | int(b[5])
-		if len(b) < 6+n+2 {
-			return d
-		}
-		d.subpackets(b[6 : 6+n])
-		b = b[6+n:]
-		m := int(b[0])<<8 | int(b[1])
-		if len(b) < 2+m+2 {
-			return d
-		}
-		rest = b[2+m+2:]
-	default:
-		return d // v6: gpg 2.2 reads none, and its SIG_ID covers v3 and v4
-	}
-	for len(rest) >= 2 {
-		bits := int(rest[0])<<8 | int(rest[1])
-		n := (bits + 7) / 8
-		if len(rest) < 2+n {
-			break
-		}
-		v := rest[2 : 2+n]
-		for len(v) > 0 && v[0] == 0 {
-			v = v[1:]
-		}
-		bits = len(v) * 8
-		if len(v) > 0 {
-			for c := v[0]; c&0x80 == 0; c <<= 1 {
-				bits--
-			}
-		}
-		d.mpis = append(d.mpis, byte(bits>>8), byte(bits))
-		d.mpis = append(d.mpis, v...)
-		rest = rest[2+n:]
-	}
-	return d
-}
-
-func (d *sigDetails) subpackets(b []byte) {
-	for len(b) > 0 {
-		var n, hdr int
-		switch c := int(b[0]); {
-		case c < 192:
-			n, hdr = c, 1
-		case c < 255:
-			if len(b) < 2 {
-				return
-			}
-			n, hdr = (c-192)<<8+int(b[1])+192, 2
-		default:
-			if len(b) < 5 {
-				return
-			}
-			n, hdr = int(b[1])<<24|int(b[2])<<16|int(b[3])<<8|int(b[4]), 5
-		}
-		if n < 1 || len(b) < hdr+n {
-			return
-		}
-		body := b[hdr+1 : hdr+n]
-		switch b[hdr] & 0x7f {
-		case 3: // signature expiration time
-			if len(body) == 4 {
-				d.expires = uint32(body[0])<<24 | uint32(body[1])<<16 | uint32(body[2])<<8 | uint32(body[3])
-			}
-		case 28: // signer's user ID
-			d.signerUID = string(body)
-		}
-		b = b[hdr+n:]
-	}
 }

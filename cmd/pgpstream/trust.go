@@ -27,10 +27,10 @@ func (o *options) trustModelName() string {
 // validity as a TRUST_ status line and after the user ID on standard error.
 // Under --trust-model always gpg says neither, and neither does pgpstream.
 func (s *sigReporter) trust(k *keyring.Key) (word string) {
-	if s.trustModel == keyring.ModelAlways || k == nil || s.signers == nil {
+	if s.trustModel == keyring.ModelAlways || k == nil || s.ring == nil {
 		return ""
 	}
-	v := s.signers.ring.Validity(k.Fingerprint(), s.trustModel)
+	v := s.ring.Validity(k.Fingerprint(), s.trustModel)
 	s.status.Write(status.Trust{Level: trustLevel(v), Model: s.trustModel})
 	return " [" + v.Word() + "]"
 }

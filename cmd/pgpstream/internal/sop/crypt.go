@@ -277,20 +277,9 @@ type decryptKeys struct {
 }
 
 func (d *decryptKeys) DecryptionKeys(p *packet.PKESK) []*gcpacket.PrivateKey {
-	id := p.KeyID
-	if p.Version == 6 && !p.Wildcard() {
-		id = packet.KeyIDOf(p.Fingerprint)
-	}
-	if p.Wildcard() {
-		id = 0
-	}
 	var out []*gcpacket.PrivateKey
 	for _, nk := range d.keys {
-		for _, priv := range nk.key.DecryptionKeys(id) {
-			if p.Wildcard() || p.Matches(priv) {
-				out = append(out, priv)
-			}
-		}
+		out = append(out, nk.key.SecretKeysFor(p)...)
 	}
 	return out
 }

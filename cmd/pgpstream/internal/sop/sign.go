@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
-
 	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/internal/bounded"
@@ -205,12 +203,14 @@ func newCertSet(certs []namedKey) *certSet {
 }
 
 // SignerKeys implements filter.SignerKeys.
-func (s *certSet) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpacket.PublicKey {
-	var out []*gcpacket.PublicKey
+// A revoked key is not returned (keyring.Key.SignerKeys): a
+// verification names only the keys it may rely on.
+func (s *certSet) SignerKeys(keyID uint64, fpr []byte, made, now time.Time) []filter.SignerKey {
+	var out []filter.SignerKey
 	for _, nk := range s.certs {
-		for _, pk := range nk.key.SignerKeys(keyID, fpr, t) {
+		for _, pk := range nk.key.SignerKeys(keyID, fpr, made) {
 			s.owner[hex.EncodeToString(pk.Fingerprint)] = nk
-			out = append(out, pk)
+			out = append(out, filter.SignerKey{Key: pk})
 		}
 	}
 	return out
