@@ -392,7 +392,7 @@ var baseOptions = []optDef{
 	{long: "weak-digest", arg: "NAME", cat: catKeys, usage: "refuse signatures made with hash NAME (repeatable)", set: addString(func(o *options) *[]string { return &o.weakNames })},
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
-	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
+	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: how messages such as \"public key is KEYID\" write key IDs (long by default); listings show long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
 	{long: "marginals-needed", arg: "N", cat: catKeys, usage: "pgp model: marginally trusted certifications that make a user ID fully valid (default 3)", set: setInt("marginals-needed", func(o *options) *int { return &o.keys.marginals })},
 	{long: "completes-needed", arg: "N", cat: catKeys, usage: "pgp model: fully trusted certifications that make a user ID fully valid (default 1)", set: setInt("completes-needed", func(o *options) *int { return &o.keys.completes })},
 	{long: "max-cert-depth", arg: "N", cat: catKeys, usage: "pgp model: how far from your own keys certifications reach (default 5)", set: setInt("max-cert-depth", func(o *options) *int { return &o.keys.maxDepth })},
@@ -498,6 +498,7 @@ var baseOptions = []optDef{
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
 	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
 	{long: "no-default-recipient-self", alias: "no-default-recipient", hidden: true},
+	{long: "debug-quick-random", kind: kNoop, usage: "gpg's test mode makes keys from weak randomness; pgpstream's keys always come from the system's random source"},
 }
 
 // gpgNames are the long options of gpg 2.2.40 (gpg --dump-options). A
