@@ -16,7 +16,8 @@ type AddKeyOptions struct {
 	// algorithm that goes with the primary key (cv25519 with ed25519,
 	// x448 with ed448, rsa3072 with RSA, nistp256 with nistp256); or
 	// ed25519, ed448, cv25519, x448, rsa2048, rsa3072, rsa4096,
-	// nistp256.
+	// nistp256; or, on a v4 key, dsa, dsa1024, dsa2048, dsa3072 (DSA,
+	// 2048 bits by default) and elg, elgN (Elgamal, N from 1024 to 4096).
 	Algo string
 	// Usage is gpg's USAGE (see ParseUsage); the default is encr for an
 	// encryption algorithm and RSA, sign for the others.
@@ -91,7 +92,20 @@ func (r *Ring) AddKey(fpr string, opt AddKeyOptions, pass PassphraseFunc) (strin
 
 // addSubkey adds a new subkey as opt says and returns its fingerprint.
 func (ed *editor) addSubkey(opt AddKeyOptions) (string, error) {
-	cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, opt.Algo)
+	// DSA and Elgamal subkeys (gpg's "dsa", "elg", "dsa2048", ...) are
+	// made in place of an Ed25519 or X25519 one go-crypto makes.
+	algo := opt.Algo
+	legacy, legacyBits, isLegacy := legacyAlgo(algo)
+	if isLegacy {
+		if ed.priv.Version == 6 {
+			return "", fmt.Errorf("keyring: %w (a v6 key cannot have %s subkeys)", ErrUnknownAlgo, opt.Algo)
+		}
+		algo = "ed25519"
+		if legacy == packet.PubKeyAlgoElGamal {
+			algo = "cv25519"
+		}
+	}
+	cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, algo)
 	if err != nil {
 		return "", err
 	}
@@ -134,6 +148,15 @@ func (ed *editor) addSubkey(opt AddKeyOptions) (string, error) {
 		return "", fmt.Errorf("keyring: generating the subkey: %w", err)
 	}
 	sub := tmp.Subkeys[0]
+	if isLegacy {
+		priv, err := newLegacyKey(legacy, legacyBits, now)
+		if err != nil {
+			return "", err
+		}
+		if err := swapSubkey(&sub, ed.priv, priv, cfg); err != nil {
+			return "", err
+		}
+	}
 	bind := sub.Bindings[0].Packet
 	bind.FlagsValid = true
 	bind.FlagSign, bind.FlagAuthenticate = u.Sign, u.Auth
