@@ -810,6 +810,17 @@ func emailOf(uid string) string {
 
 // ErrNotFingerprint is returned (wrapped) by Delete and DeleteSecret for
 // a specification that is not a full primary-key fingerprint.
+// ErrHasSecret is returned (wrapped) by Delete for a public key whose
+// secret part is in the ring, when it is not deleted too.
+var ErrHasSecret = errors.New("there is a secret key for this public key")
+
+type hasSecretError string
+
+func (e hasSecretError) Error() string {
+	return fmt.Sprintf("keyring: key %s has a secret part in the ring; delete the secret key too or first", string(e))
+}
+func (hasSecretError) Is(target error) bool { return target == ErrHasSecret }
+
 var ErrNotFingerprint = errors.New("keys are deleted only by full fingerprint")
 
 // byFingerprints resolves full primary-key fingerprints (40 or 64 hex
@@ -858,7 +869,7 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 				return false, k.inAgentError("delete it with gpg --delete-secret-and-public-keys")
 			}
 			if k.sec != nil && !secretToo {
-				return false, fmt.Errorf("keyring: key %s has a secret part in the ring; delete the secret key too or first", k.Fingerprint())
+				return false, hasSecretError(k.Fingerprint())
 			}
 			drop[k] = true
 		}

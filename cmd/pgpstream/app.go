@@ -240,6 +240,9 @@ func dispatch(st *state, o *options) error {
 		if importShowOnly(o) {
 			return cmdShowKeys(st, o)
 		}
+		if o.dryRun {
+			return cmdImportDryRun(st, o)
+		}
 		return cmdImport(st, o)
 	case "list-keys":
 		return cmdList(st, o, false)

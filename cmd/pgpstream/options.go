@@ -145,6 +145,7 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
+	dryRun                  bool // --dry-run: --import and --gen-key change nothing
 	ask                     *asker        // the questions' channel, once opened (prompt.go)
 	statusFileW             *statusWriter // --status-file, once created (openStatus)
 	withColons              bool
@@ -498,6 +499,7 @@ var baseOptions = []optDef{
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
 	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
 	{long: "no-default-recipient-self", alias: "no-default-recipient", hidden: true},
+	{long: "dry-run", cat: catKeys, usage: "with --import, read (and with --import-options import-show list) the keys without importing them; with --gen-key, make no key", set: setBool(func(o *options) *bool { return &o.dryRun })},
 	{long: "debug-quick-random", kind: kNoop, usage: "gpg's test mode makes keys from weak randomness; pgpstream's keys always come from the system's random source"},
 }
 
@@ -1141,6 +1143,10 @@ func (o *options) check() (err error) {
 	if o.noKeyring {
 		o.keyrings = nil
 	}
+	o.dropHomeKeyrings()
+	if o.dryRun && o.cmd != "import" && o.cmd != "gen-key" {
+		return usagef("--dry-run is supported with --import and --gen-key only")
+	}
 	if len(o.keyrings) > 0 || o.noDefaultRing {
 		name := "--keyring"
 		if len(o.keyrings) == 0 {
@@ -1280,6 +1286,33 @@ func (o *options) expandGroups(specs []string) []string {
 		}
 	}
 	return out
+}
+
+// dropHomeKeyrings takes out of --keyring the home's own public ring
+// (pubring.kbx or pubring.gpg, which gpg makes there; pubring.pgp,
+// pgpstream's): "--no-default-keyring --keyring HOME/pubring.kbx" is how
+// python-gnupg and others name the default ring, and means the home's
+// keys, read and written as without the options.
+func (o *options) dropHomeKeyrings() {
+	var kept []string
+	for _, file := range o.keyrings {
+		if !strings.ContainsRune(file, '/') {
+			file = filepath.Join(o.home, file)
+		}
+		dir, name := filepath.Split(file)
+		same := false
+		if a, err := filepath.Abs(dir); err == nil {
+			if b, err := filepath.Abs(o.home); err == nil {
+				same = a == b
+			}
+		}
+		if same && (name == "pubring.kbx" || name == "pubring.gpg" || name == "pubring.pgp") {
+			o.noDefaultRing = false
+			continue
+		}
+		kept = append(kept, file)
+	}
+	o.keyrings = kept
 }
 
 // openRing opens the keys of the home in use. --keyring FILE adds the

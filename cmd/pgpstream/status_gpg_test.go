@@ -116,6 +116,12 @@ var statusCases = []statusCase{
 	{name: "import-secret", fresh: true, args: []string{"--import", statusFile("secret.asc")}},
 	{name: "import-secret-over-public", fresh: true, pre: []string{"--import", statusFile("public.asc")},
 		args: []string{"--import", statusFile("secret.asc")}},
+	// python-gnupg's scan_keys: listed, counted, nothing imported.
+	{name: "import-dry-run-show", fresh: true, listing: true, args: []string{"--with-colons", "--dry-run", "--import-options", "import-show", "--import", statusFile("public.asc")}},
+	{name: "import-dry-run", fresh: true, args: []string{"--dry-run", "--import", statusFile("public.asc")}},
+	// DELETE_PROBLEM tells python-gnupg and GPGME why nothing was deleted.
+	{name: "delete-with-secret", fresh: true, pre: []string{"--import", statusFile("secret.asc")}, args: []string{"--yes", "--delete-keys", aliceFpr}},
+	{name: "delete-missing", fresh: true, args: []string{"--yes", "--delete-keys", "0000000000000000000000000000000000000000"}},
 	{name: "import-new-subkey", fresh: true, pre: []string{"--import", statusFile("carol-old.asc")},
 		args: []string{"--import", statusFile("public.asc")}},
 	{name: "import-again", fresh: true, pre: []string{"--import", statusFile("public.asc"), statusFile("secret.asc")},
