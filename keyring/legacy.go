@@ -34,6 +34,10 @@ func legacyAlgo(name string) (packet.PublicKeyAlgorithm, int, bool) {
 		return 0, 0, false
 	}
 	if a == "" {
+		// gpg's defaults: DSA 2048, Elgamal 3072.
+		if algo == packet.PubKeyAlgoElGamal {
+			return algo, 3072, true
+		}
 		return algo, 2048, true
 	}
 	bits, err := strconv.Atoi(a)

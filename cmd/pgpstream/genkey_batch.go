@@ -277,7 +277,7 @@ func (p *keyParams) algo() (string, string, error) {
 	}
 	switch st {
 	case "elg-e", "elg", "16":
-		n, err := subBits(2048)
+		n, err := subBits(3072) // gpg's default for Elgamal
 		if err != nil {
 			return "", "", err
 		}
