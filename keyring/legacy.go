@@ -1,6 +1,7 @@
 package keyring
 
 import (
+	"bytes"
 	"crypto/dsa" //nolint:staticcheck // OpenPGP's DSA (algorithm 17), which gpg 2.2 still makes
 	"crypto/rand"
 	"crypto/rsa"
@@ -269,4 +270,70 @@ func setOnlyUserID(e *v2.Entity, uid string) {
 		id.UserId = &packet.UserId{Id: uid}
 		e.Identities[uid] = id
 	}
+}
+
+// deleteSubkeys removes, for each "FPR!" in specs that names a subkey,
+// that subkey alone, as gpg does: from the secret part when secret is
+// set (the public subkey stays), else from the certificate, which is
+// refused while the secret subkey is still there. It returns how many it
+// removed and the specs left for whole keys, with a "!" on a primary
+// key's fingerprint dropped.
+func (r *Ring) deleteSubkeys(specs []string, secret bool) (int, []string, error) {
+	n := 0
+	var rest []string
+	for _, spec := range specs {
+		b, bang, ok := parseHexID(strings.TrimSpace(spec))
+		if !ok || !bang || (len(b) != 20 && len(b) != 32) {
+			rest = append(rest, spec)
+			continue
+		}
+		k, idx := r.bySubkeyFingerprint(b)
+		if k == nil {
+			rest = append(rest, strings.TrimSuffix(strings.TrimSpace(spec), "!"))
+			continue
+		}
+		if k.from != "" {
+			return n, nil, k.inGnuPGError("delete it with gpg")
+		}
+		secIdx := -1
+		if k.sec != nil {
+			secIdx = subIndex(k.sec, b)
+		}
+		switch {
+		case secret && secIdx < 0:
+			return n, nil, noKey(spec, true)
+		case secret:
+			k.sec.subs = append(k.sec.subs[:secIdx:secIdx], k.sec.subs[secIdx+1:]...)
+		case secIdx >= 0:
+			return n, nil, hasSecretError(strings.ToUpper(fmt.Sprintf("%x", b)))
+		default:
+			k.pub.subs = append(k.pub.subs[:idx:idx], k.pub.subs[idx+1:]...)
+		}
+		if err := k.refresh(); err != nil {
+			return n, nil, err
+		}
+		n++
+	}
+	return n, rest, nil
+}
+
+// bySubkeyFingerprint finds the key with the subkey whose fingerprint is
+// fpr, and the subkey's index in its certificate.
+func (r *Ring) bySubkeyFingerprint(fpr []byte) (*Key, int) {
+	for _, k := range r.keys {
+		if i := subIndex(k.pub, fpr); i >= 0 {
+			return k, i
+		}
+	}
+	return nil, -1
+}
+
+// subIndex is the index of the subkey of b with fingerprint fpr, or -1.
+func subIndex(b *block, fpr []byte) int {
+	for i, c := range b.subs {
+		if pk, _, err := parseKey(c.pkt); err == nil && bytes.Equal(pk.Fingerprint, fpr) {
+			return i
+		}
+	}
+	return -1
 }

@@ -2,6 +2,7 @@ package keyring
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -58,5 +59,32 @@ func TestGenerateLegacy(t *testing.T) {
 
 	if _, err := r.Generate(GenOptions{UserID: "x <x@y>", Algo: "dsa1024", V6: true}); err == nil {
 		t.Error("a v6 DSA key was made")
+	}
+}
+
+// "FPR!" names one subkey: gpg, and python-gnupg's delete_keys with
+// exclamation_mode, delete its secret part, then its public part, alone.
+func TestDeleteSubkey(t *testing.T) {
+	r := openRing(t)
+	k, err := r.Generate(GenOptions{UserID: "Sub Delete <sub@example.test>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := r.AddKey(k.Fingerprint(), AddKeyOptions{Algo: "ed25519", Usage: "sign"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Delete([]string{sub + "!"}, false); !errors.Is(err, ErrHasSecret) {
+		t.Fatalf("public subkey deleted before its secret part: %v", err)
+	}
+	if n, err := r.DeleteSecret([]string{sub + "!"}); n != 1 || err != nil {
+		t.Fatalf("DeleteSecret(%s!): %d, %v", sub, n, err)
+	}
+	if n, err := r.Delete([]string{sub + "!"}, false); n != 1 || err != nil {
+		t.Fatalf("Delete(%s!): %d, %v", sub, n, err)
+	}
+	k = r.byFingerprint(k.Fingerprint())
+	if k == nil || len(k.Entity().Subkeys) != 1 || k.sec == nil {
+		t.Fatalf("after deleting the subkey: %v", k)
 	}
 }

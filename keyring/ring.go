@@ -856,6 +856,10 @@ func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
 func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 	n := 0
 	err := r.update(publicFirst, func() (bool, error) {
+		subs, fingerprints, err := r.deleteSubkeys(fingerprints, false)
+		if n = subs; err != nil || len(fingerprints) == 0 {
+			return n > 0 && err == nil, err
+		}
 		sel, err := r.byFingerprints(fingerprints, false)
 		if err != nil {
 			return false, err
@@ -880,7 +884,7 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 			}
 		}
 		r.keys = keep
-		n = len(drop)
+		n += len(drop)
 		return n > 0, nil
 	})
 	return n, err
@@ -892,6 +896,10 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
 	n := 0
 	err := r.update(publicFirst, func() (bool, error) {
+		subs, fingerprints, err := r.deleteSubkeys(fingerprints, true)
+		if n = subs; err != nil || len(fingerprints) == 0 {
+			return n > 0 && err == nil, err
+		}
 		sel, err := r.byFingerprints(fingerprints, true)
 		if err != nil {
 			return false, err
@@ -902,7 +910,7 @@ func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
 				return false, err
 			}
 		}
-		n = len(sel)
+		n += len(sel)
 		return n > 0, nil
 	})
 	return n, err

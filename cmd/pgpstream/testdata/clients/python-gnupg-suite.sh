@@ -1,8 +1,8 @@
 # python-gnupg: the flows of python-gnupg's own test suite (test_gnupg.py)
 # that the other scenarios leave out: DSA keys with Elgamal subkeys and a
 # comment in parentheses, an RSA 2048 key alone that encrypts, a DSA
-# signing subkey added with add_subkey, two armored detached signatures
-# in one file, deleting a public key whose secret key is there, scan_keys
+# signing subkey added with add_subkey and deleted alone ("FPR!"), two
+# armored detached signatures in one file, deleting a public key whose secret key is there, scan_keys
 # (--import --dry-run), export after import giving back the bytes
 # imported, and the keyring named as GPG(keyring=HOME/pubring.kbx).
 . "$CLIENTS/lib.sh"
@@ -61,6 +61,15 @@ c = [k for k in g.list_keys() if k["fingerprint"] == charlie][0]
 assert len(c["subkeys"]) == 1 and c["subkeys"][0][2] == s.fingerprint, c["subkeys"]
 sig = g.sign(b"signed by the subkey", keyid=s.fingerprint, passphrase="123", detach=True)
 assert sig.fingerprint == s.fingerprint, (sig.status, sig.stderr)
+
+# "FPR!" deletes the subkey alone: its secret part, then its public part.
+r = g.delete_keys(s.fingerprint, secret=True, passphrase="123", exclamation_mode=True)
+assert str(r) == "ok", (str(r), r.stderr)
+r = g.delete_keys(s.fingerprint, exclamation_mode=True)
+assert str(r) == "ok", (str(r), r.stderr)
+c = [k for k in g.list_keys() if k["fingerprint"] == charlie][0]
+assert c["subkeys"] == [], c["subkeys"]
+assert [k["fingerprint"] for k in g.list_keys(True) if k["fingerprint"] == charlie] == [charlie]
 
 # Two armored detached signatures in one file: both are checked.
 data = b"signed data"
