@@ -145,7 +145,7 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
-	dryRun                  bool // --dry-run: --import and --gen-key change nothing
+	dryRun                  bool          // --dry-run: --import and --gen-key change nothing
 	ask                     *asker        // the questions' channel, once opened (prompt.go)
 	statusFileW             *statusWriter // --status-file, once created (openStatus)
 	withColons              bool

@@ -394,8 +394,9 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if !sig.Created.IsZero() {
 		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
 	}
-	if !st.quiet || r.Status != filter.SigGood {
-		// gpg 2.2's three lines.
+	{
+		// gpg 2.2's three lines, written with -q too (as is the
+		// verdict below): scripts run gpg -q and grep them.
 		st.say("Signature made %s", made)
 		st.say("               using %s key %s", pubAlgoName(sig.PubKeyAlgo), issuer)
 		if d.signerUID != "" {
@@ -431,7 +432,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		// gpg's precedence: the signature's own expiry, then the
 		// key's, then its revocation.
 		var verdictLine status.Line = status.GoodSig{KeyID: keyID, UserID: status.Text(uid)}
-		verdict, plainGood := "Good", false
+		verdict := "Good"
 		switch {
 		case sigExpired:
 			verdictLine, verdict = status.ExpSig{KeyID: keyID, UserID: status.Text(uid)}, "Expired"
@@ -446,7 +447,6 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 			s.bad++
 			s.revoked++
 		default:
-			plainGood = true
 			s.good++
 		}
 		s.status.Write(status.SigID{ID: sigID(sig), Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix()})
@@ -469,9 +469,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		default:
 			validity = s.trust(owner)
 		}
-		if !st.quiet || !plainGood {
-			st.say("%s signature from \"%s\"%s", verdict, uid, validity)
-		}
+		st.say("%s signature from \"%s\"%s", verdict, uid, validity)
 		switch {
 		case sigExpired:
 			st.say("Signature expired %s",

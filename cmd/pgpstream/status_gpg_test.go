@@ -177,6 +177,8 @@ var statusCases = []statusCase{
 	// Verification.
 	{name: "verify-rsa", args: []string{"--verify", statusFile("alice.sig"), statusFile("data.txt")}},
 	{name: "verify-ed25519", args: []string{"--verify", statusFile("bob.sig"), statusFile("data.txt")}},
+	// -q leaves the verdict: scripts run gpg -q and grep "Good signature".
+	{name: "verify-quiet", args: []string{"-q", "--verify", statusFile("bob.sig"), statusFile("data.txt")}},
 	{name: "verify-inline", args: []string{"--verify", statusFile("bob-signed.pgp")}},
 	{name: "verify-bad", args: []string{"--verify", statusFile("alice.sig"), statusFile("ownertrust.txt")}},
 	{name: "verify-expired-sig", args: []string{"--verify", statusFile("expired.sig"), statusFile("data.txt")}},
