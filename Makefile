@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/pgpstream
 export GOFLAGS ?= -trimpath
 
-.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench gnupg-suite clean \
+.PHONY: all build demo test test-long test-purego test-arm64 openpgpjs fuzz bench gnupg-suite peer-suites clean \
 	docs install uninstall dist dist-check
 
 all: build
@@ -45,6 +45,14 @@ test: build
 # is not part of `make test`. See docs/GNUPG-SUITE.md.
 gnupg-suite: build
 	PGPSTREAM=$(BIN) ./scripts/gnupg-suite.sh all
+
+# Other projects' own test suites (python-gnupg, pass, GPGME, and GnuPG's
+# tests/openpgp through gnupg-suite.sh), each with the system's gpg as the
+# control and then with bin/pgpstream as gpg, ending with a table of the
+# counts. The sources are fetched from outside the tree (PEER_SRC), so
+# this is not part of `make test`. See docs/PEER-SUITES.md.
+peer-suites: build
+	PGPSTREAM=$(BIN) ./scripts/peer-suites.sh $(SUITES)
 
 # OpenPGP.js, pinned in testdata/openpgpjs, for the RFC 9580 interop tests;
 # installed again only when its lock file changes. Without npm the tests

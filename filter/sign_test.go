@@ -260,6 +260,30 @@ func TestDetached(t *testing.T) {
 	}
 }
 
+// Two armored detached signatures one after the other (two signers'
+// .asc files concatenated, as python-gnupg's tests write them) are both
+// checked, as gpg checks them; one over other data is bad.
+func TestDetachedConcatenated(t *testing.T) {
+	a, b := testEntity(t, "ed25519"), testEntity(t, "v6")
+	pt := payload(1000)
+	sign := func(e *v2.Entity, data []byte) []byte {
+		var sig bytes.Buffer
+		if _, err := DetachSign(bytes.NewReader(data), &sig, SignOptions{Signers: []Signer{signerOf(e, 0)}, Armor: true}); err != nil {
+			t.Fatal(err)
+		}
+		return append(sig.Bytes(), '\n')
+	}
+	keys := entityKeys{a, b}
+	res, err := VerifyDetached(bytes.NewReader(slices.Concat(sign(a, pt), sign(b, pt))), bytes.NewReader(pt), VerifyOptions{Signers: keys})
+	if err != nil || !slices.Equal(statuses(res), []SigStatus{SigGood, SigGood}) {
+		t.Fatalf("two good signatures: %v %v", statuses(res), err)
+	}
+	res, err = VerifyDetached(bytes.NewReader(slices.Concat(sign(a, pt), sign(b, payload(10)))), bytes.NewReader(pt), VerifyOptions{Signers: keys})
+	if err != nil || !slices.Equal(statuses(res), []SigStatus{SigGood, SigBad}) {
+		t.Fatalf("a good and a bad signature: %v %v", statuses(res), err)
+	}
+}
+
 func TestLockedSignerRefused(t *testing.T) {
 	e := testEntity(t, "ed25519")
 	k := *e.PrivateKey

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bufio"
 	"bytes"
 	"encoding"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/asynchash"
 	"github.com/pgpstream/pgpstream/iobuf"
@@ -684,14 +686,26 @@ type VerifyOptions struct {
 // signature or a stream fails; the outcome of each check is in the
 // results.
 func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, error) {
-	r, err := openStream(sig, 64<<10, "the signature file is empty")
+	r, text, err := openSignatures(sig)
 	if err != nil {
 		return nil, err
 	}
 	v := &verifier{keys: opt.Signers, res: &Result{}, allowWeak: opt.AllowWeakDigests, reject: opt.RejectHashes, now: opt.Time}
 	defer v.wait()
-	if err := v.signatures(r, "a detached signature"); err != nil {
-		return nil, err
+	for {
+		if err := v.signatures(r, "a detached signature"); err != nil {
+			return nil, err
+		}
+		// Armored signatures written one after the other (two signers'
+		// .asc files concatenated) are each checked, as gpg does.
+		if text == nil || !armorFollows(text) {
+			break
+		}
+		ar, err := armor.NewReader(text)
+		if err != nil {
+			return nil, err
+		}
+		r = iobuf.NewReader(ar, 64<<10)
 	}
 	if len(v.pre) == 0 && len(v.results) == 0 {
 		return nil, errors.New("no signature found")
@@ -721,6 +735,49 @@ func VerifyDetached(sig, data io.Reader, opt VerifyOptions) ([]SignatureResult, 
 		}
 	}
 	return res, nil
+}
+
+// openSignatures opens a detached signature, binary or armored; for an
+// armored one it also returns the text under the armor, positioned past
+// the block's END line, where another block may follow.
+func openSignatures(sig io.Reader) (iobuf.Reader, *bufio.Reader, error) {
+	src, ok := sig.(iobuf.Reader)
+	if !ok {
+		src = iobuf.NewReader(sig, 64<<10)
+	}
+	head, err := src.Peek(64)
+	if len(head) == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, nil, errors.New("the signature file is empty")
+		}
+		return nil, nil, err
+	}
+	if !armor.IsArmored(head) && !armoredAfterText(src, head) {
+		return src, nil, nil
+	}
+	text := bufio.NewReaderSize(src, armor.BufSize)
+	ar, err := armor.NewReader(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	return iobuf.NewReader(ar, 64<<10), text, nil
+}
+
+// armorFollows reports whether another armored block begins in text,
+// after blank lines.
+func armorFollows(text *bufio.Reader) bool {
+	for {
+		b, err := text.Peek(1)
+		if len(b) == 0 || err != nil {
+			return false
+		}
+		if b[0] != '\n' && b[0] != '\r' && b[0] != ' ' && b[0] != '\t' {
+			break
+		}
+		text.ReadByte()
+	}
+	head, _ := text.Peek(64)
+	return armor.IsArmored(head)
 }
 
 // signatures reads a block that holds only signature packets (markers and

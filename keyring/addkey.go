@@ -15,8 +15,9 @@ type AddKeyOptions struct {
 	// Algo: "", "-", "default" or "future-default" for the encryption
 	// algorithm that goes with the primary key (cv25519 with ed25519,
 	// x448 with ed448, rsa3072 with RSA, nistp256 with nistp256); or
-	// ed25519, ed448, cv25519, x448, rsa2048, rsa3072, rsa4096,
-	// nistp256.
+	// ed25519, ed448, cv25519, x448, rsa (3072), rsa2048, rsa3072,
+	// rsa4096, nistp256; or, on a v4 key, dsa, dsa1024, dsa2048, dsa3072 (DSA,
+	// 2048 bits by default) and elg, elgN (Elgamal, N from 1024 to 4096).
 	Algo string
 	// Usage is gpg's USAGE (see ParseUsage); the default is encr for an
 	// encryption algorithm and RSA, sign for the others.
@@ -68,13 +69,16 @@ func subkeyConfig(primary *packet.PublicKey, algo string) (*packet.Config, bool,
 		cfg.Algorithm = packet.PubKeyAlgoRSA
 		fmt.Sscanf(a[3:], "%d", &cfg.RSABits)
 		return cfg, true, nil
+	case "rsa":
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 3072 // gpg's size for plain "rsa"
+		return cfg, true, nil
 	case "nistp256":
 		// The same curve serves ECDSA (signing) and ECDH (encryption);
 		// the usage decides which is made.
 		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoECDH, packet.CurveNistP256
 		return cfg, true, nil
 	}
-	return nil, false, fmt.Errorf("keyring: %w (algorithm %q; expected default, cv25519, x448, ed25519, ed448, rsa2048, rsa3072, rsa4096 or nistp256)", ErrUnknownAlgo, algo)
+	return nil, false, fmt.Errorf("keyring: %w (algorithm %q; expected default, cv25519, x448, ed25519, ed448, rsa, rsa2048, rsa3072, rsa4096, nistp256, dsa or elg)", ErrUnknownAlgo, algo)
 }
 
 // AddKey adds a new subkey to the key with full fingerprint fpr and
@@ -91,7 +95,20 @@ func (r *Ring) AddKey(fpr string, opt AddKeyOptions, pass PassphraseFunc) (strin
 
 // addSubkey adds a new subkey as opt says and returns its fingerprint.
 func (ed *editor) addSubkey(opt AddKeyOptions) (string, error) {
-	cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, opt.Algo)
+	// DSA and Elgamal subkeys (gpg's "dsa", "elg", "dsa2048", ...) are
+	// made in place of an Ed25519 or X25519 one go-crypto makes.
+	algo := opt.Algo
+	legacy, legacyBits, isLegacy := legacyAlgo(algo)
+	if isLegacy {
+		if ed.priv.Version == 6 {
+			return "", fmt.Errorf("keyring: %w (a v6 key cannot have %s subkeys)", ErrUnknownAlgo, opt.Algo)
+		}
+		algo = "ed25519"
+		if legacy == packet.PubKeyAlgoElGamal {
+			algo = "cv25519"
+		}
+	}
+	cfg, encDefault, err := subkeyConfig(&ed.priv.PublicKey, algo)
 	if err != nil {
 		return "", err
 	}
@@ -134,6 +151,15 @@ func (ed *editor) addSubkey(opt AddKeyOptions) (string, error) {
 		return "", fmt.Errorf("keyring: generating the subkey: %w", err)
 	}
 	sub := tmp.Subkeys[0]
+	if isLegacy {
+		priv, err := newLegacyKey(legacy, legacyBits, now)
+		if err != nil {
+			return "", err
+		}
+		if err := swapSubkey(&sub, ed.priv, priv, cfg); err != nil {
+			return "", err
+		}
+	}
 	bind := sub.Bindings[0].Packet
 	bind.FlagsValid = true
 	bind.FlagSign, bind.FlagAuthenticate = u.Sign, u.Auth

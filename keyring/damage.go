@@ -97,8 +97,10 @@ func parseRing(path string, data []byte) *ringFile {
 			f.starts = append(f.starts, int64(off))
 			lastKey = len(pkts)
 		}
-		pkts = append(pkts, rawPacket{tag: byte(h.Tag), body: body})
-		off = len(data) - len(rest)
+		end := len(data) - len(rest)
+		hdr := data[off : end-len(body)]
+		pkts = append(pkts, rawPacket{tag: byte(h.Tag), body: body, hdr: hdr[:len(hdr):len(hdr)]})
+		off = end
 	}
 	f.blocks, _ = splitBlocks(pkts) // cannot fail: the first packet kept is a key
 	if f.damage != nil {

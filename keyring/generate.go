@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,12 @@ type GenOptions struct {
 	// AllowDuplicate makes a key even when one with the same user ID is
 	// in the ring (gpg's --yes); otherwise that is refused.
 	AllowDuplicate bool
+	// Subkey is the encryption subkey made with the primary key: "" for
+	// the one that goes with Algo (as above), "none" for a primary key
+	// alone, or "rsaN" or "elgN" (Elgamal, N bits) as a parameter file's
+	// Subkey-Type asks. Algo may then also be "rsaN" (1024 to 4096) or
+	// "dsaN" (DSA of 1024, 2048 or 3072 bits), as gpg 2.2 makes them.
+	Subkey string
 }
 
 // ErrKeyExists is returned (wrapped) by Generate for a user ID that a key
@@ -98,14 +105,38 @@ func genConfig(opt GenOptions) (*packet.Config, error) {
 		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 4096
 	case "nistp256":
 		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoECDSA, packet.CurveNistP256
+	case "dsa", "dsa1024", "dsa2048", "dsa3072":
+		if opt.V6 {
+			return nil, fmt.Errorf("keyring: Key generation failed: %w (a v6 key cannot be DSA)", ErrUnknownAlgo)
+		}
+		// go-crypto builds the entity around an Ed25519 key, which
+		// Generate then replaces with the DSA one (swapPrimary).
+		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoEdDSA, packet.Curve25519
 	case "cv25519", "x25519", "cv448", "x448":
 		// Encryption-only algorithms cannot be a primary key, which
 		// must at least certify.
 		return nil, fmt.Errorf("keyring: Key generation failed: %w (%s cannot certify; add it as a subkey with --quick-add-key)", ErrBadUsage, opt.Algo)
 	default:
+		if bits, ok := rsaBits(opt.Algo); ok {
+			cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, bits
+			break
+		}
 		return nil, fmt.Errorf("keyring: Key generation failed: %w (algorithm %q; expected default, future-default, ed25519, ed448, rsa3072, rsa4096 or nistp256)", ErrUnknownAlgo, opt.Algo)
 	}
 	return cfg, nil
+}
+
+// rsaBits reads "rsaN" for N from 1024 to 4096, the sizes gpg 2.2 makes.
+func rsaBits(algo string) (int, bool) {
+	a, ok := strings.CutPrefix(strings.ToLower(algo), "rsa")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(a)
+	if err != nil || n < 1024 || n > 4096 {
+		return 0, false
+	}
+	return n, true
 }
 
 var uidRE = regexp.MustCompile(`^\s*([^()<>]*?)\s*(?:\(([^()<>]*)\))?\s*(?:<([^()<>]*)>)?\s*$`)
@@ -163,15 +194,25 @@ func (r *Ring) Generate(opt GenOptions) (*Key, error) {
 	} else {
 		name, comment, email, serr := splitUserID(uid)
 		if serr != nil {
-			return nil, serr
+			// go-crypto takes only "Name (comment) <mail>" with no
+			// other brackets; gpg's parameter files make any user ID
+			// ("A test user (insecure!)" as a comment). It is put in
+			// place below, before the self-signature is made.
+			name, comment, email = "x", "", ""
 		}
 		e, err = v2.NewEntity(name, comment, email, cfg)
+		if err == nil && serr != nil {
+			setOnlyUserID(e, uid)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("keyring: generating %s key: %w", opt.Algo, err)
 	}
-	if !withSubkey {
+	if !withSubkey || opt.Subkey == "none" {
 		e.Subkeys = nil
+	}
+	if err := replaceLegacy(e, opt, cfg); err != nil {
+		return nil, err
 	}
 	if err := setPrimaryProperties(e, usage, opt.Expires, cfg); err != nil {
 		return nil, err

@@ -327,7 +327,7 @@ func TestGenerateProtected(t *testing.T) {
 
 func TestGenerateErrors(t *testing.T) {
 	r := openRing(t)
-	if _, err := r.Generate(GenOptions{UserID: "x <x@y>", Algo: "dsa1024"}); err == nil || !strings.Contains(err.Error(), "dsa1024") {
+	if _, err := r.Generate(GenOptions{UserID: "x <x@y>", Algo: "dsa512"}); err == nil || !strings.Contains(err.Error(), "dsa512") {
 		t.Errorf("unknown algo: %v", err)
 	}
 	if _, err := r.Generate(GenOptions{}); err == nil {

@@ -38,6 +38,11 @@ var ErrMalformed = errors.New("keyring: malformed key data")
 type rawPacket struct {
 	tag  byte
 	body []byte
+	// hdr is the header the packet came with, written back as it was
+	// (gpg exports an old-format header as it was imported, and clients
+	// compare the export with what they imported); nil for a packet
+	// made here, which gets a new-format header.
+	hdr []byte
 }
 
 // splitPackets frames data into packets with package packet's codec. Key
@@ -51,14 +56,21 @@ func splitPackets(data []byte) ([]rawPacket, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
-		out = append(out, rawPacket{tag: byte(h.Tag), body: body})
-		off = len(data) - len(rest)
+		end := len(data) - len(rest)
+		hdr := data[off : end-len(body)]
+		out = append(out, rawPacket{tag: byte(h.Tag), body: body, hdr: hdr[:len(hdr):len(hdr)]})
+		off = end
 	}
 	return out, nil
 }
 
-// writeTo writes p with a new-format header.
+// writeTo writes p with the header it came with, or a new-format one.
 func (p rawPacket) writeTo(w *bytes.Buffer) {
+	if p.hdr != nil {
+		w.Write(p.hdr)
+		w.Write(p.body)
+		return
+	}
 	var hdr [6]byte
 	w.Write(pgppacket.AppendHeader(hdr[:0], pgppacket.Tag(p.tag), int64(len(p.body))))
 	w.Write(p.body)

@@ -773,6 +773,17 @@ func emailOf(uid string) string {
 
 // ErrNotFingerprint is returned (wrapped) by Delete and DeleteSecret for
 // a specification that is not a full primary-key fingerprint.
+// ErrHasSecret is returned (wrapped) by Delete for a public key whose
+// secret part is in the ring, when it is not deleted too.
+var ErrHasSecret = errors.New("there is a secret key for this public key")
+
+type hasSecretError string
+
+func (e hasSecretError) Error() string {
+	return fmt.Sprintf("keyring: key %s has a secret part in the ring; delete the secret key too or first", string(e))
+}
+func (hasSecretError) Is(target error) bool { return target == ErrHasSecret }
+
 var ErrNotFingerprint = errors.New("keys are deleted only by full fingerprint")
 
 // byFingerprints resolves full primary-key fingerprints (40 or 64 hex
@@ -808,6 +819,10 @@ func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
 func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 	n := 0
 	err := r.update(publicFirst, func() (bool, error) {
+		subs, fingerprints, err := r.deleteSubkeys(fingerprints, false)
+		if n = subs; err != nil || len(fingerprints) == 0 {
+			return n > 0 && err == nil, err
+		}
 		sel, err := r.byFingerprints(fingerprints, false)
 		if err != nil {
 			return false, err
@@ -821,7 +836,7 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 				return false, k.inAgentError("delete it with gpg --delete-secret-and-public-keys")
 			}
 			if k.sec != nil && !secretToo {
-				return false, fmt.Errorf("keyring: key %s has a secret part in the ring; delete the secret key too or first", k.Fingerprint())
+				return false, hasSecretError(k.Fingerprint())
 			}
 			drop[k] = true
 		}
@@ -832,7 +847,7 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 			}
 		}
 		r.keys = keep
-		n = len(drop)
+		n += len(drop)
 		return n > 0, nil
 	})
 	return n, err
@@ -844,6 +859,10 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
 	n := 0
 	err := r.update(publicFirst, func() (bool, error) {
+		subs, fingerprints, err := r.deleteSubkeys(fingerprints, true)
+		if n = subs; err != nil || len(fingerprints) == 0 {
+			return n > 0 && err == nil, err
+		}
 		sel, err := r.byFingerprints(fingerprints, true)
 		if err != nil {
 			return false, err
@@ -854,7 +873,7 @@ func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
 				return false, err
 			}
 		}
-		n = len(sel)
+		n += len(sel)
 		return n > 0, nil
 	})
 	return n, err

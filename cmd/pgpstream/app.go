@@ -157,6 +157,7 @@ func isSubcommand(args []string) bool {
 // much to say, and where messages go (--logger-fd, --logger-file).
 func (s *state) apply(o *options) error {
 	s.quiet, s.verbose = o.quiet, o.verbose
+	s.keyidFormat = o.keyidFormat
 	switch {
 	case o.loggerFd == 1:
 		s.stderr = s.stdout
@@ -186,15 +187,20 @@ func (s *state) apply(o *options) error {
 	return nil
 }
 
-// progName is the name messages carry: the basename of argv[0], so that
-// pgpstream installed as gpg says "gpg: ..." as the lines clients grep
-// do. The test harness and go run name it otherwise; "pgpstream" is the
-// fallback for an empty argv[0].
+// progName is the name messages carry. Installed under any other name
+// (gpg, gpg2: clients such as pass run gpg2 when there is one), messages
+// begin "gpg: ", as gpg's do whatever it is called, since that is what
+// clients grep ("gpg: public key is ID"). A name beginning with
+// pgpstream (pgpstream, pgpstream-sop, the test binary) is kept;
+// "pgpstream" is the fallback for an empty argv[0].
 func progName(args []string) string {
 	if len(args) == 0 || args[0] == "" {
 		return "pgpstream"
 	}
-	return filepath.Base(args[0])
+	if base := filepath.Base(args[0]); strings.HasPrefix(base, "pgpstream") {
+		return base
+	}
+	return "gpg"
 }
 
 func dispatch(st *state, o *options) error {
@@ -233,6 +239,9 @@ func dispatch(st *state, o *options) error {
 	case "import":
 		if importShowOnly(o) {
 			return cmdShowKeys(st, o)
+		}
+		if o.dryRun {
+			return cmdImportDryRun(st, o)
 		}
 		return cmdImport(st, o)
 	case "list-keys":

@@ -37,6 +37,7 @@ var clientScenarios = []clientScenario{
 	{"python-gnupg-keys", "python-gnupg-keys.sh", []string{"python3-gnupg"}},
 	{"python-gnupg-crypt", "python-gnupg-crypt.sh", []string{"python3-gnupg"}},
 	{"python-gnupg-sign", "python-gnupg-sign.sh", []string{"python3-gnupg"}},
+	{"python-gnupg-suite", "python-gnupg-suite.sh", []string{"python3-gnupg"}},
 	{"duplicity-pubkey", "duplicity-pubkey.sh", []string{"duplicity"}},
 	{"duplicity-symmetric", "duplicity-symmetric.sh", []string{"duplicity"}},
 	{"emacs-epg", "emacs-epg.sh", []string{"emacs"}},

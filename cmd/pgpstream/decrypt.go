@@ -180,7 +180,10 @@ type decryptEvents struct {
 	hold bool
 }
 
-func (e *decryptEvents) PKESK(p *packet.PKESK) { e.status.esk(p) }
+func (e *decryptEvents) PKESK(p *packet.PKESK) {
+	e.st.infof("public key is %s", e.st.keystr(keyIDOf(p)))
+	e.status.esk(p)
+}
 func (e *decryptEvents) SKESK(s *packet.SKESK) {
 	e.status.skeskRead(s)
 	if e.keys != nil && e.keys.skesk == nil {
@@ -281,6 +284,7 @@ type recipientReport struct {
 
 func (r *recipientReport) pkesk(p *packet.PKESK) {
 	r.pkesks = append(r.pkesks, p)
+	r.st.infof("public key is %s", r.st.keystr(keyIDOf(p)))
 	r.status.Write(status.EncTo{KeyID: keyIDOf(p), PubAlgo: int(p.Algo), KeyLen: 0})
 }
 

@@ -56,7 +56,7 @@ func (p *keyParams) userID() string {
 func parseKeyParams(name string, data []byte, echo func(string)) ([]*keyParams, error) {
 	var keys []*keyParams
 	var cur *keyParams
-	dryRun := false
+	dryRun, noProtection := false, false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
 	errf := func(format string, args ...any) error {
@@ -86,7 +86,9 @@ func parseKeyParams(name string, data []byte, echo func(string)) ([]*keyParams, 
 				dryRun = true
 			case "no-protection":
 				if cur == nil {
-					return nil, errf("%%no-protection before Key-Type")
+					// Before any Key-Type it is for every key, as in gpg.
+					noProtection = true
+					continue
 				}
 				cur.noProtection = true
 			case "ask-passphrase", "no-ask-passphrase", "transient-key":
@@ -107,7 +109,7 @@ func parseKeyParams(name string, data []byte, echo func(string)) ([]*keyParams, 
 		key, val = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
 		if key == "key-type" {
 			commit()
-			cur = &keyParams{line: n, keyType: val, seen: map[string]bool{}}
+			cur = &keyParams{line: n, keyType: val, seen: map[string]bool{}, noProtection: noProtection}
 			continue
 		}
 		if cur == nil {
@@ -200,9 +202,14 @@ func parseExpireDate(v string, now time.Time) (time.Time, error) {
 	return now.AddDate(0, 0, n), nil
 }
 
-// algo maps the key and subkey types to the pairs pgpstream makes (see
-// keyring.GenOptions.Algo), or says which parameter it cannot honour.
-func (p *keyParams) algo() (string, error) {
+// algo maps the key and subkey types to what keyring.GenOptions makes
+// (Algo and Subkey), or says which parameter it cannot honour. The pairs
+// pgpstream makes by default (ed25519, ed448 and nistp256 with their own
+// encryption subkeys, RSA 3072 or 4096 with RSA of the same size) are
+// the usual ones; gpg 2.2's others are made too: RSA of 1024 to 4096
+// bits, DSA of 1024, 2048 or 3072 bits, an Elgamal or RSA subkey of any
+// size gpg makes, and a primary key alone.
+func (p *keyParams) algo() (string, string, error) {
 	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 	kt, st := norm(p.keyType), norm(p.subType)
 	curve, subCurve := norm(p.keyCurve), norm(p.subCurve)
@@ -217,57 +224,100 @@ func (p *keyParams) algo() (string, error) {
 		case "ed448":
 			algo = "ed448"
 		default:
-			return "", fmt.Errorf("Key-Curve %s is not supported with EdDSA (ed25519, ed448)", p.keyCurve)
+			return "", "", fmt.Errorf("Key-Curve %s is not supported with EdDSA (ed25519, ed448)", p.keyCurve)
 		}
 	case "ecdsa", "19":
 		if curve != "nistp256" && curve != "nist p-256" {
-			return "", fmt.Errorf("Key-Curve %s is not supported with ECDSA (nistp256)", p.keyCurve)
+			return "", "", fmt.Errorf("Key-Curve %s is not supported with ECDSA (nistp256)", p.keyCurve)
 		}
 		algo = "nistp256"
 	case "rsa", "1":
-		switch p.keyLength {
-		case 3072, 0:
+		switch n := p.keyLength; {
+		case n == 0:
 			algo = "rsa3072"
-		case 4096:
-			algo = "rsa4096"
+		case n >= 1024 && n <= 4096:
+			algo = fmt.Sprintf("rsa%d", roundUp(n, 32))
 		default:
-			return "", fmt.Errorf("Key-Length %d is not supported for RSA (3072, 4096)", p.keyLength)
+			return "", "", fmt.Errorf("Key-Length %d is not supported for RSA (1024 to 4096)", p.keyLength)
+		}
+	case "dsa", "17":
+		switch n := p.keyLength; n {
+		case 0, 2048:
+			algo = "dsa2048"
+		case 1024, 3072:
+			algo = fmt.Sprintf("dsa%d", n)
+		default:
+			return "", "", fmt.Errorf("Key-Length %d is not supported for DSA (1024, 2048, 3072)", p.keyLength)
 		}
 	default:
-		return "", fmt.Errorf("Key-Type %s is not supported (RSA, EDDSA, ECDSA, default)", p.keyType)
+		return "", "", fmt.Errorf("Key-Type %s is not supported (RSA, DSA, EDDSA, ECDSA, default)", p.keyType)
 	}
-	// pgpstream makes each primary key with its own kind of encryption
+	usages := []string{"sign", "cert", "auth"}
+	if st == "" && strings.HasPrefix(algo, "rsa") {
+		usages = append(usages, "encrypt", "encr") // an RSA key alone may encrypt too
+	}
+	if err := checkUsage("Key-Usage", p.keyUsage, usages...); err != nil {
+		return "", "", err
+	}
+	if st == "" {
+		// A primary key alone, as gpg makes it.
+		return algo, "none", nil
+	}
+	if err := checkUsage("Subkey-Usage", p.subUsage, "encrypt"); err != nil {
+		return "", "", err
+	}
+	subBits := func(def int) (int, error) {
+		switch n := p.subLength; {
+		case n == 0:
+			return def, nil
+		case n >= 1024 && n <= 4096:
+			return roundUp(n, 32), nil
+		}
+		return 0, fmt.Errorf("Subkey-Length %d is not supported (1024 to 4096)", p.subLength)
+	}
+	switch st {
+	case "elg-e", "elg", "16":
+		n, err := subBits(3072) // gpg's default for Elgamal
+		if err != nil {
+			return "", "", err
+		}
+		return algo, fmt.Sprintf("elg%d", n), nil
+	case "rsa", "1":
+		def := 3072
+		if strings.HasPrefix(algo, "rsa") {
+			def, _ = strconv.Atoi(algo[3:])
+		}
+		n, err := subBits(def)
+		if err != nil {
+			return "", "", err
+		}
+		if algo == fmt.Sprintf("rsa%d", n) && (n == 3072 || n == 4096) {
+			return algo, "", nil // the usual pair
+		}
+		return algo, fmt.Sprintf("rsa%d", n), nil
+	}
+	// The ECC primary keys are made with their own kind of encryption
 	// subkey; a parameter file must ask for that one.
 	want := map[string][]string{
 		"default": {"default", "ecdh", "18"}, "ed25519": {"ecdh", "18", "default"},
 		"ed448": {"ecdh", "18", "default"}, "nistp256": {"ecdh", "18", "default"},
-		"rsa3072": {"rsa", "1", "default"}, "rsa4096": {"rsa", "1", "default"},
 	}[algo]
 	okType := false
 	for _, w := range want {
 		okType = okType || st == w
 	}
-	if st == "" {
-		return "", fmt.Errorf("a key without Subkey-Type (a primary key alone) is not supported: add Subkey-Type")
-	}
 	if !okType {
-		return "", fmt.Errorf("Subkey-Type %s is not supported with Key-Type %s (pgpstream makes %s with its own encryption subkey)", p.subType, p.keyType, algo)
+		return "", "", fmt.Errorf("Subkey-Type %s is not supported with Key-Type %s (RSA and Elgamal subkeys go with RSA and DSA keys, ECDH with ECC ones)", p.subType, p.keyType)
 	}
 	wantCurve := map[string]string{"ed25519": "cv25519", "ed448": "cv448", "nistp256": "nistp256"}[algo]
 	if subCurve != "" && subCurve != wantCurve && !(wantCurve == "cv448" && subCurve == "x448") && !(wantCurve == "cv25519" && subCurve == "x25519") {
-		return "", fmt.Errorf("Subkey-Curve %s is not supported with Key-Curve %s (want %s)", p.subCurve, p.keyCurve, wantCurve)
+		return "", "", fmt.Errorf("Subkey-Curve %s is not supported with Key-Curve %s (want %s)", p.subCurve, p.keyCurve, wantCurve)
 	}
-	if strings.HasPrefix(algo, "rsa") && p.subLength != 0 && p.subLength != p.keyLength && !(p.keyLength == 0 && p.subLength == 3072) {
-		return "", fmt.Errorf("Subkey-Length %d differs from Key-Length %d, which pgpstream does not make", p.subLength, p.keyLength)
-	}
-	if err := checkUsage("Key-Usage", p.keyUsage, "sign", "cert", "auth"); err != nil {
-		return "", err
-	}
-	if err := checkUsage("Subkey-Usage", p.subUsage, "encrypt"); err != nil {
-		return "", err
-	}
-	return algo, nil
+	return algo, "", nil
 }
+
+// roundUp is n rounded up to a multiple of m, as gpg rounds key sizes.
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
 // checkUsage accepts a usage list (comma or space separated) made of the
 // allowed words; the keys pgpstream makes sign and certify with the
@@ -317,6 +367,7 @@ func cmdGenKeyBatch(st *state, o *options) error {
 		return err
 	}
 	for _, p := range keys {
+		p.dryRun = p.dryRun || o.dryRun
 		if err := genOneKey(st, o, sw, p); err != nil {
 			sw.Write(status.KeyNotCreated{Handle: p.handle})
 			return fmt.Errorf("%s:%d: %w", name, p.line, err)
@@ -326,7 +377,7 @@ func cmdGenKeyBatch(st *state, o *options) error {
 }
 
 func genOneKey(st *state, o *options, sw *statusWriter, p *keyParams) error {
-	algo, err := p.algo()
+	algo, sub, err := p.algo()
 	if err != nil {
 		return err
 	}
@@ -334,7 +385,19 @@ func genOneKey(st *state, o *options, sw *statusWriter, p *keyParams) error {
 	if uid == "" {
 		return fmt.Errorf("no user ID: give Name-Real or Name-Email")
 	}
-	opt := keyring.GenOptions{UserID: uid, Algo: algo, V6: o.keyVersion == 6}
+	opt := keyring.GenOptions{UserID: uid, Algo: algo, Subkey: sub, V6: o.keyVersion == 6}
+	if sub == "none" {
+		// A primary key alone does what Key-Usage says, or, as in gpg,
+		// all its algorithm can: an RSA key signs, encrypts and
+		// authenticates, the others sign and authenticate.
+		opt.Usage = p.keyUsage
+		if strings.TrimSpace(opt.Usage) == "" {
+			opt.Usage = "sign,auth"
+			if strings.HasPrefix(algo, "rsa") {
+				opt.Usage = "sign,encrypt,auth"
+			}
+		}
+	}
 	if err := setGenExpiry(&opt, p.expire); err != nil {
 		return err
 	}
@@ -375,11 +438,15 @@ func genOneKey(st *state, o *options, sw *statusWriter, p *keyParams) error {
 	if !st.quiet {
 		st.say("key %016X marked as ultimately trusted", k.KeyID())
 	}
-	// B: a primary key and a subkey were made.
+	// B: a primary key and a subkey were made; P: a primary key alone.
+	kind := "B"
+	if sub == "none" {
+		kind = "P"
+	}
 	if p.handle != "" {
-		sw.Write(status.KeyCreated{Kind: "B", Fpr: fpr, Handle: p.handle})
+		sw.Write(status.KeyCreated{Kind: kind, Fpr: fpr, Handle: p.handle})
 	} else {
-		sw.Write(status.KeyCreated{Kind: "B", Fpr: fpr})
+		sw.Write(status.KeyCreated{Kind: kind, Fpr: fpr})
 	}
 	return nil
 }

@@ -214,6 +214,18 @@ func cmdDelete(st *state, o *options, what string) error {
 	default:
 		n, err = ring.Delete(o.args, what == "both")
 	}
+	// DELETE_PROBLEM: python-gnupg and GPGME tell the reasons apart by it.
+	switch {
+	case errors.Is(err, keyring.ErrHasSecret):
+		if sw, serr := openStatus(st, o); serr == nil {
+			sw.Write(status.DeleteProblem{Reason: 2})
+		}
+		return withHints(err, "delete the secret key first with --delete-secret-keys, or both with --delete-secret-and-public-key")
+	case errors.Is(err, keyring.ErrNoKey):
+		if sw, serr := openStatus(st, o); serr == nil {
+			sw.Write(status.DeleteProblem{Reason: 1})
+		}
+	}
 	if errors.Is(err, keyring.ErrNotFingerprint) {
 		return usageError{msg: "can't do this in batch mode: " + strings.TrimPrefix(err.Error(), "keyring: "), hints: []string{"specify the key by its full fingerprint (pgpstream --list-keys --with-colons shows it on the fpr line)"}}
 	}

@@ -114,6 +114,7 @@ type state struct {
 	stdout, stderr io.Writer
 	exit           int
 	quiet, verbose bool
+	keyidFormat    string // --keyid-format, for the key IDs of messages (keystr)
 	prog           string // the name messages begin with (see progName)
 	cleanups       []func()
 	outputs        []pendingOutput       // output files waiting for the run's end (settleOutputs)

@@ -145,6 +145,7 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
+	dryRun                  bool          // --dry-run: --import and --gen-key change nothing
 	ask                     *asker        // the questions' channel, once opened (prompt.go)
 	statusFileW             *statusWriter // --status-file, once created (openStatus)
 	withColons              bool
@@ -392,7 +393,7 @@ var baseOptions = []optDef{
 	{long: "weak-digest", arg: "NAME", cat: catKeys, usage: "refuse signatures made with hash NAME (repeatable)", set: addString(func(o *options) *[]string { return &o.weakNames })},
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
-	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: accepted; pgpstream always shows long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
+	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: how messages such as \"public key is KEYID\" write key IDs (long by default); listings show long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
 	{long: "marginals-needed", arg: "N", cat: catKeys, usage: "pgp model: marginally trusted certifications that make a user ID fully valid (default 3)", set: setInt("marginals-needed", func(o *options) *int { return &o.keys.marginals })},
 	{long: "completes-needed", arg: "N", cat: catKeys, usage: "pgp model: fully trusted certifications that make a user ID fully valid (default 1)", set: setInt("completes-needed", func(o *options) *int { return &o.keys.completes })},
 	{long: "max-cert-depth", arg: "N", cat: catKeys, usage: "pgp model: how far from your own keys certifications reach (default 5)", set: setInt("max-cert-depth", func(o *options) *int { return &o.keys.maxDepth })},
@@ -498,6 +499,8 @@ var baseOptions = []optDef{
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
 	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
 	{long: "no-default-recipient-self", alias: "no-default-recipient", hidden: true},
+	{long: "dry-run", cat: catKeys, usage: "with --import, read (and with --import-options import-show list) the keys without importing them; with --gen-key, make no key", set: setBool(func(o *options) *bool { return &o.dryRun })},
+	{long: "debug-quick-random", kind: kNoop, usage: "gpg's test mode makes keys from weak randomness; pgpstream's keys always come from the system's random source"},
 }
 
 // gpgNames are the long options of gpg 2.2.40 (gpg --dump-options). A
@@ -1140,6 +1143,10 @@ func (o *options) check() (err error) {
 	if o.noKeyring {
 		o.keyrings = nil
 	}
+	o.dropHomeKeyrings()
+	if o.dryRun && o.cmd != "import" && o.cmd != "gen-key" {
+		return usagef("--dry-run is supported with --import and --gen-key only")
+	}
 	if len(o.keyrings) > 0 || o.noDefaultRing {
 		name := "--keyring"
 		if len(o.keyrings) == 0 {
@@ -1279,6 +1286,33 @@ func (o *options) expandGroups(specs []string) []string {
 		}
 	}
 	return out
+}
+
+// dropHomeKeyrings takes out of --keyring the home's own public ring
+// (pubring.kbx or pubring.gpg, which gpg makes there; pubring.pgp,
+// pgpstream's): "--no-default-keyring --keyring HOME/pubring.kbx" is how
+// python-gnupg and others name the default ring, and means the home's
+// keys, read and written as without the options.
+func (o *options) dropHomeKeyrings() {
+	var kept []string
+	for _, file := range o.keyrings {
+		if !strings.ContainsRune(file, '/') {
+			file = filepath.Join(o.home, file)
+		}
+		dir, name := filepath.Split(file)
+		same := false
+		if a, err := filepath.Abs(dir); err == nil {
+			if b, err := filepath.Abs(o.home); err == nil {
+				same = a == b
+			}
+		}
+		if same && (name == "pubring.kbx" || name == "pubring.gpg" || name == "pubring.pgp") {
+			o.noDefaultRing = false
+			continue
+		}
+		kept = append(kept, file)
+	}
+	o.keyrings = kept
 }
 
 // openRing opens the keys of the home in use. --keyring FILE adds the

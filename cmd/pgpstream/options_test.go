@@ -76,10 +76,13 @@ func TestVersionAsClientsParseIt(t *testing.T) {
 }
 
 // Installed as gpg, pgpstream's messages begin with "gpg:", as the lines
-// clients grep do; under its own name, with "pgpstream:".
+// clients grep do, and so installed as gpg2 (which pass runs when there is
+// one), as gpg's own do; under its own name, with "pgpstream:".
 func TestMessagePrefixIsArgv0(t *testing.T) {
 	for argv0, want := range map[string]string{
 		"/usr/local/bin/gpg": "gpg: error: unknown option --frob\n",
+		"/usr/bin/gpg2":      "gpg: error: unknown option --frob\n",
+		"pgpstream.test":     "pgpstream.test: error: unknown option --frob\n",
 		"pgpstream":          "pgpstream: error: unknown option --frob\n",
 		"":                   "pgpstream: error: unknown option --frob\n",
 	} {

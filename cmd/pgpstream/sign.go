@@ -318,8 +318,9 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 	if !sig.Created.IsZero() {
 		made = sig.Created.Local().Format("Mon Jan _2 15:04:05 2006 MST")
 	}
-	if !st.quiet || !r.Status.Verified() {
-		// gpg 2.2's three lines.
+	{
+		// gpg 2.2's three lines, written with -q too (as is the
+		// verdict below): scripts run gpg -q and grep them.
 		st.say("Signature made %s", made)
 		st.say("               using %s key %s", gpgAlgoName(sig.PubKeyAlgo), issuer)
 		if signerUID != "" {
@@ -352,7 +353,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 			sigExpiry = e.Unix()
 		}
 		var verdictLine status.Line = status.GoodSig{KeyID: keyID, UserID: status.Text(uid)}
-		verdict, plainGood := "Good", false
+		verdict := "Good"
 		switch r.Status {
 		case filter.SigExpired:
 			verdictLine, verdict = status.ExpSig{KeyID: keyID, UserID: status.Text(uid)}, "Expired"
@@ -366,7 +367,6 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 			verdictLine = status.RevKeySig{KeyID: keyID, UserID: status.Text(uid)}
 			s.bad++
 		default:
-			plainGood = true
 			s.good++
 		}
 		s.status.Write(status.SigID{ID: sigID(sig), Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix()})
@@ -389,9 +389,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		default:
 			validity = s.trust(owner)
 		}
-		if !st.quiet || !plainGood {
-			st.say("%s signature from \"%s\"%s", verdict, uid, validity)
-		}
+		st.say("%s signature from \"%s\"%s", verdict, uid, validity)
 		switch r.Status {
 		case filter.SigExpired:
 			st.say("Signature expired %s",

@@ -124,6 +124,20 @@ func keyIDOf(p *packet.PKESK) string {
 	return fmt.Sprintf("%016X", p.KeyID)
 }
 
+// keystr is a key ID (16 hex digits) as gpg's messages write it, in the
+// --keyid-format asked for: long by default, as gpg 2.2's keystr.
+func (s *state) keystr(id string) string {
+	switch s.keyidFormat {
+	case "short":
+		return id[len(id)-8:]
+	case "0xshort":
+		return "0x" + id[len(id)-8:]
+	case "0xlong":
+		return "0x" + id
+	}
+	return id
+}
+
 // statusKeys reports on the key lookups decryption makes, as gpg 2.2
 // does: KEY_CONSIDERED with the primary key's fingerprint for each
 // secret key tried, NEED_PASSPHRASE before a locked key is unlocked, and

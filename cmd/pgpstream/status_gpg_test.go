@@ -116,6 +116,12 @@ var statusCases = []statusCase{
 	{name: "import-secret", fresh: true, args: []string{"--import", statusFile("secret.asc")}},
 	{name: "import-secret-over-public", fresh: true, pre: []string{"--import", statusFile("public.asc")},
 		args: []string{"--import", statusFile("secret.asc")}},
+	// python-gnupg's scan_keys: listed, counted, nothing imported.
+	{name: "import-dry-run-show", fresh: true, listing: true, args: []string{"--with-colons", "--dry-run", "--import-options", "import-show", "--import", statusFile("public.asc")}},
+	{name: "import-dry-run", fresh: true, args: []string{"--dry-run", "--import", statusFile("public.asc")}},
+	// DELETE_PROBLEM tells python-gnupg and GPGME why nothing was deleted.
+	{name: "delete-with-secret", fresh: true, pre: []string{"--import", statusFile("secret.asc")}, args: []string{"--yes", "--delete-keys", aliceFpr}},
+	{name: "delete-missing", fresh: true, args: []string{"--yes", "--delete-keys", "0000000000000000000000000000000000000000"}},
 	{name: "import-new-subkey", fresh: true, pre: []string{"--import", statusFile("carol-old.asc")},
 		args: []string{"--import", statusFile("public.asc")}},
 	{name: "import-again", fresh: true, pre: []string{"--import", statusFile("public.asc"), statusFile("secret.asc")},
@@ -171,6 +177,8 @@ var statusCases = []statusCase{
 	// Verification.
 	{name: "verify-rsa", args: []string{"--verify", statusFile("alice.sig"), statusFile("data.txt")}},
 	{name: "verify-ed25519", args: []string{"--verify", statusFile("bob.sig"), statusFile("data.txt")}},
+	// -q leaves the verdict: scripts run gpg -q and grep "Good signature".
+	{name: "verify-quiet", args: []string{"-q", "--verify", statusFile("bob.sig"), statusFile("data.txt")}},
 	{name: "verify-inline", args: []string{"--verify", statusFile("bob-signed.pgp")}},
 	{name: "verify-bad", args: []string{"--verify", statusFile("alice.sig"), statusFile("ownertrust.txt")}},
 	{name: "verify-expired-sig", args: []string{"--verify", statusFile("expired.sig"), statusFile("data.txt")}},

@@ -294,6 +294,10 @@ type KeyCreated struct {
 // certified again.
 type AlreadySigned struct{ KeyID string }
 
+// DeleteProblem: a key was not deleted; Reason 1 no such key, 2 its
+// secret part must be deleted first.
+type DeleteProblem struct{ Reason int }
+
 // KeyNotCreated: a parameter file's key was not made.
 type KeyNotCreated struct {
 	Handle string `status:"omitempty"`
@@ -375,6 +379,7 @@ func (ImportOK) Keyword() string          { return "IMPORT_OK" }
 func (ImportRes) Keyword() string         { return "IMPORT_RES" }
 func (KeyCreated) Keyword() string        { return "KEY_CREATED" }
 func (KeyNotCreated) Keyword() string     { return "KEY_NOT_CREATED" }
+func (DeleteProblem) Keyword() string     { return "DELETE_PROBLEM" }
 func (AlreadySigned) Keyword() string     { return "ALREADY_SIGNED" }
 func (Progress) Keyword() string          { return "PROGRESS" }
 func (Success) Keyword() string           { return "SUCCESS" }
@@ -395,5 +400,5 @@ var All = []Line{
 	SigCreated{}, UserIDHint{}, NeedPassphrase{}, NeedPassphraseSym{}, GetBool{},
 	GetLine{}, GetHidden{}, GotIt{}, InquireMaxLen{}, Imported{}, ImportOK{},
 	ImportRes{}, KeyCreated{}, KeyNotCreated{}, Progress{}, Success{}, Failure{},
-	Error{}, AlreadySigned{},
+	Error{}, AlreadySigned{}, DeleteProblem{},
 }

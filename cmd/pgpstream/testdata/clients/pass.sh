@@ -22,6 +22,15 @@ pass generate --in-place web/generated 16
 # alone can read it.
 pass init alice@example.org bob@example.org
 want 'show after re-init' "$(pass show web/example)" hunter2
+# pass (and its test suite) reads the recipients from
+# `gpg -v --decrypt --list-only`'s "gpg: public key is ID" lines, and
+# re-encrypts only the entries whose recipients differ from the new ones.
+subkeys() { gpg --with-colons --list-keys "$@" | awk -F: '/^sub:/ { print $5 }' | LC_ALL=C sort -u; }
+entry_keys() { gpg -v --no-secmem-warning --decrypt --list-only --keyid-format long "$1" 2>&1 | sed -nE 's/^gpg: public key is ([A-F0-9]+)$/\1/p' | LC_ALL=C sort -u; }
+want 'recipients after re-init' "$(entry_keys "$PASSWORD_STORE_DIR/web/example.gpg")" "$(subkeys alice@example.org bob@example.org)"
+BEFORE=$(cksum <"$PASSWORD_STORE_DIR/web/example.gpg")
+pass init alice@example.org bob@example.org
+want 're-init to the same keys leaves the entry' "$(cksum <"$PASSWORD_STORE_DIR/web/example.gpg")" "$BEFORE"
 gpg --batch --yes --delete-secret-keys "$ALICE"
 want 'show with Bob only' "$(pass show web/example)" hunter2
 want 'show multi with Bob only' "$(pass show notes/multi)" "$(printf 'line one\nline two')"
