@@ -221,6 +221,67 @@ func setList(f func(*options) *[]string) func(*options, string) error {
 
 func noop(*options, string) error { return nil }
 
+// importOptionNames are the words gpg 2.2's --import-options knows
+// (g10/import.c), with the one each stands for. pgpstream acts on
+// show-only (and import-show's dry run with it), self-sigs-only and
+// import-local-sigs; the others are accepted as gpg's clients pass them.
+var importOptionNames = []struct{ name, canon string }{
+	{"import-local-sigs", "import-local-sigs"},
+	{"repair-pks-subkey-bug", "repair-pks-subkey-bug"},
+	{"keep-ownertrust", "keep-ownertrust"},
+	{"fast-import", "fast-import"},
+	{"import-show", "import-show"},
+	{"merge-only", "merge-only"},
+	{"import-clean", "import-clean"},
+	{"import-minimal", "import-minimal"},
+	{"self-sigs-only", "self-sigs-only"},
+	{"import-export", "import-export"},
+	{"restore", "restore"},
+	{"import-restore", "restore"},
+	{"repair-keys", "repair-keys"},
+	{"show-only", "show-only"},
+	{"allow-local-sigs", "import-local-sigs"},
+	{"repair-hkp-subkey-bug", "repair-pks-subkey-bug"},
+	{"import-unusable-sigs", ""},
+	{"import-clean-sigs", ""},
+	{"import-clean-uids", ""},
+	{"convert-sk-to-pk", ""},
+}
+
+// addImportOptions reads --import-options as gpg does (common's
+// parse_options): words split by commas or spaces, each a name, a unique
+// prefix of one, or either with no- before it, in any case. An unknown
+// word is an error, as in gpg ("invalid import options"), so a typo
+// does not silently import what the caller meant to filter.
+func addImportOptions(o *options, v string) error {
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		word, neg := strings.ToLower(w), ""
+		if rest, ok := strings.CutPrefix(word, "no-"); ok {
+			word, neg = rest, "no-"
+		}
+		canon, found := "", 0
+		for _, n := range importOptionNames {
+			if n.name == word {
+				canon, found = n.canon, 1
+				break
+			}
+			if strings.HasPrefix(n.name, word) {
+				canon, found = n.canon, found+1
+			}
+		}
+		switch {
+		case found == 0:
+			return usagef("--import-options: unknown option '%s': invalid import options", w)
+		case found > 1:
+			return usagef("--import-options: ambiguous option '%s': invalid import options", w)
+		}
+		if canon != "" {
+			o.importOptions = append(o.importOptions, neg+canon)
+		}
+	}
+	return nil
+}
+
 // oneOf accepts the values gpg accepts for an option pgpstream takes
 // without acting on it, so a typo still fails as it would in gpg.
 func oneOf(name string, f func(*options) *string, values ...string) func(*options, string) error {
@@ -459,7 +520,7 @@ var baseOptions = []optDef{
 	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
-	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addString(func(o *options) *[]string { return &o.importOptions })},
+	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addImportOptions},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
 	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
