@@ -303,7 +303,15 @@ func (r *ringSigners) SignerKeys(keyID uint64, fpr []byte, t time.Time) []*gcpac
 			if keyID == 0 && fpr == nil {
 				continue
 			}
-			if _, ok := e.SigningKeyById(t, pk.KeyId, keyConfig); !ok && !k.RevokedSigner(pk, clock.Now()) {
+			_, ok := e.SigningKeyById(t, pk.KeyId, keyConfig)
+			if !ok && !pk.CreationTime.After(t) {
+				// The key's self-signatures may all be newer than the
+				// signature: re-signed since (gpg's expire re-signs every
+				// user ID). gpg checks a signature against the key as it
+				// is now, if it existed then; so does pgpstream.
+				_, ok = e.SigningKeyById(clock.Now(), pk.KeyId, keyConfig)
+			}
+			if !ok && !k.RevokedSigner(pk, clock.Now()) {
 				// A revoked key's signatures are still checked, to
 				// be reported as gpg does (REVKEYSIG), never as good.
 				continue
