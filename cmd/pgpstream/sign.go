@@ -459,6 +459,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		}
 		s.status.Write(status.SigID{ID: sigID(sig), Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix()})
 		s.status.Write(verdictLine)
+		s.notations(d)
 		s.status.Write(status.ValidSig{Fpr: issuer, Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix(), Expire: sigExpiry, Version: sig.Version, Reserved: 0, PubAlgo: int(sig.PubKeyAlgo), Hash: int(sig.Hash), Class: fmt.Sprintf("%02X", sig.SigType), PrimaryFpr: primary})
 		// gpg's trust check writes KEYREVOKED and the TRUST_ line;
 		// under --trust-model always it is skipped, and the user ID
@@ -574,6 +575,59 @@ func plainMailbox(s string) bool {
 
 // validityWord is " [ultimate]" and the like, as gpg shows it after a
 // signer's user ID, without the TRUST_ line.
+// notations reports a good signature's policy URL and notations as gpg
+// 2.2 does by default (verify-options show-policy-urls,
+// show-std-notations): each on the status stream, and on standard error
+// the policy and the notations whose names have no '@' (the IETF's own).
+func (s *sigReporter) notations(d sigDetails) {
+	if d.policy != "" {
+		if d.policyCritical {
+			s.st.say("Critical signature policy: %s", d.policy)
+		} else {
+			s.st.say("Signature policy: %s", d.policy)
+		}
+		s.status.Write(status.PolicyURL{URL: d.policy})
+	}
+	// gpg lists them last subpacket first (sig_to_notation prepends).
+	for i := len(d.notations) - 1; i >= 0; i-- {
+		n := d.notations[i]
+		value := string(n.value)
+		if !n.human {
+			value = fmt.Sprintf("not human readable (%d bytes: %s)", len(n.value), hex.EncodeToString(n.value[:min(len(n.value), 32)]))
+		}
+		if !strings.Contains(n.name, "@") {
+			what := "Signature notation"
+			if n.critical {
+				what = "Critical signature notation"
+			}
+			s.st.say("%s: %s=%s", what, n.name, value)
+		}
+		s.status.Write(status.NotationName{Name: n.name})
+		if n.critical || n.human {
+			s.status.Write(status.NotationFlags{Critical: b2i(n.critical), Human: b2i(n.human)})
+		}
+		data, wrap := n.value, 50
+		if !n.human {
+			wrap = 250
+		}
+		for len(data) > 0 || len(n.value) == 0 {
+			k := min(len(data), wrap)
+			s.status.Write(status.NotationData{Data: string(data[:k])})
+			data = data[k:]
+			if len(n.value) == 0 {
+				break
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func (s *sigReporter) validityWord(k *keyring.Key) string {
 	if s.trustModel == keyring.ModelAlways {
 		return " [unknown]"

@@ -403,9 +403,19 @@ func encryptBegin(s *statusWriter, opt filter.EncryptOptions) {
 // sigDetails is what the status lines need from a signature packet
 // beyond what packet.Signature keeps.
 type sigDetails struct {
-	expires   uint32 // signature expiration time subpacket: seconds after creation, 0 never
-	signerUID string // signer's user ID subpacket (gpg's NEWSIG argument)
-	mpis      []byte // the signature's MPIs, each as bit count and minimal value (for SIG_ID)
+	expires        uint32 // signature expiration time subpacket: seconds after creation, 0 never
+	signerUID      string // signer's user ID subpacket (gpg's NEWSIG argument)
+	mpis           []byte // the signature's MPIs, each as bit count and minimal value (for SIG_ID)
+	notations      []notation
+	policy         string // policy URI subpacket
+	policyCritical bool
+}
+
+// notation is one notation data subpacket (RFC 9580 §5.2.3.24).
+type notation struct {
+	name            string
+	value           []byte
+	critical, human bool
 }
 
 // sigDetailsOf reads sig's hashed subpackets (RFC 9580 §5.2.3) and its
@@ -489,6 +499,16 @@ func (d *sigDetails) subpackets(b []byte) {
 			}
 		case 28: // signer's user ID
 			d.signerUID = string(body)
+		case 20: // notation data: 4 flag octets, name and value lengths, name, value
+			if len(body) >= 8 {
+				nl, vl := int(body[4])<<8|int(body[5]), int(body[6])<<8|int(body[7])
+				if len(body) == 8+nl+vl {
+					d.notations = append(d.notations, notation{name: string(body[8 : 8+nl]), value: body[8+nl:],
+						critical: b[hdr]&0x80 != 0, human: body[0]&0x80 != 0})
+				}
+			}
+		case 26: // policy URI
+			d.policy, d.policyCritical = string(body), b[hdr]&0x80 != 0
 		}
 		b = b[hdr+n:]
 	}
