@@ -111,6 +111,7 @@ type options struct {
 	maxOutput                                      int64
 	keyVersion                                     int
 	textmode                                       bool
+	setFilename                                    string // --set-filename
 	forceSEIPDv2                                   bool
 
 	// Listings and inspection.
@@ -502,6 +503,7 @@ var baseOptions = []optDef{
 		o.maxOutput = n
 		return nil
 	}},
+	{long: "set-filename", arg: "NAME", cat: catIO, usage: "the file name the literal data packet of -e, -c and -s carries (default: the input's name, none for standard input)", set: setString(func(o *options) *string { return &o.setFilename })},
 	{long: "textmode", short: 't', cat: catIO, usage: "accepted when reading (a signature's type decides); refused for writing: pgpstream writes binary literal data", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
 	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},

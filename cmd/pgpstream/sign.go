@@ -214,7 +214,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 			outPath = pathArg(inName + ".gpg")
 		}
 	}
-	opt.Literal = literalFor(inName)
+	opt.Literal = literalFor(inName, o)
 	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "OpenPGP data")
 	if err != nil {
 		return err
