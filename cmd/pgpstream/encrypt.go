@@ -76,6 +76,13 @@ func cmdEncrypt(st *state, o *options) error {
 		}
 	}
 	opt.Literal = literalFor(inName, o)
+	if o.textmode {
+		// gpg's --textmode: canonical text in a 't' literal packet,
+		// and text signatures over it.
+		in = newTextReader(in)
+		opt.Literal.Format = 't'
+		opt.TextSignatures = true
+	}
 	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "ciphertext")
 	if err != nil {
 		return err

@@ -504,7 +504,7 @@ var baseOptions = []optDef{
 		return nil
 	}},
 	{long: "set-filename", arg: "NAME", cat: catIO, usage: "the file name the literal data packet of -e, -c and -s carries (default: the input's name, none for standard input)", set: setString(func(o *options) *string { return &o.setFilename })},
-	{long: "textmode", short: 't', cat: catIO, usage: "accepted when reading (a signature's type decides); refused for writing: pgpstream writes binary literal data", set: setBool(func(o *options) *bool { return &o.textmode })},
+	{long: "textmode", short: 't', cat: catIO, usage: "-s, -b, -e and -c take the input as text, as gpg does: each line ending becomes CR LF, the literal data is marked as text and signatures are text signatures (type 0x01); when reading, a signature's type decides", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
 	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},
 	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
@@ -1289,10 +1289,6 @@ func (o *options) check() (err error) {
 	case "delete-secret-keys", "delete-secret-and-public-key":
 		if !o.batch || !o.yes {
 			return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
-		}
-	case "encrypt", "sign", "detach-sign":
-		if o.textmode {
-			return usageError{msg: "--textmode is not supported for writing: pgpstream writes binary literal data", hints: []string{"drop --textmode (or -t); the data is signed and encrypted byte for byte"}}
 		}
 	}
 	return nil

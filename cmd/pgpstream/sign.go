@@ -215,6 +215,13 @@ func cmdSign(st *state, o *options, detached bool) error {
 		}
 	}
 	opt.Literal = literalFor(inName, o)
+	if o.textmode {
+		// gpg's --textmode: a text signature (0x01) over the canonical
+		// text, which a signed message carries in a 't' literal packet.
+		in = newTextReader(in)
+		opt.Literal.Format = 't'
+		opt.Text = true
+	}
 	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "OpenPGP data")
 	if err != nil {
 		return err
