@@ -472,6 +472,8 @@ var baseOptions = []optDef{
 	{long: "min-cert-level", arg: "N", cat: catKeys, usage: "pgp model: certifications of a lower level (0x11 is level 1) count for nothing (default 2)", set: setInt("min-cert-level", func(o *options) *int { return &o.keys.minLevel })},
 	{long: "ask-cert-level", cat: catKeys, usage: "--sign-key and --edit-key's sign ask how carefully the key was checked (certification level 0 to 3)", set: setBool(func(o *options) *bool { return &o.keys.askLevel })},
 	{long: "no-ask-cert-level", cat: catKeys, hidden: true, usage: "undo --ask-cert-level", set: clearBool(func(o *options) *bool { return &o.keys.askLevel })},
+	{long: "default-cert-expire", arg: "EXPIRE", cat: catKeys, usage: "new certifications expire EXPIRE from now (0, the default: never; N with d, w, m or y)", set: setCertExpire},
+	{long: "no-ask-cert-expire", kind: kNoop, usage: "pgpstream never asks when a certification expires: --default-cert-expire says"},
 	{long: "default-cert-level", arg: "N", cat: catKeys, usage: "the certification level of new certifications, 0 (generic, the default) to 3", set: setInt("default-cert-level", func(o *options) *int { return &o.keys.certLevel })},
 	{long: "expert", cat: catKeys, usage: "--edit-key's addkey offers gpg's expert menu (ECC keys)", set: setBool(func(o *options) *bool { return &o.keys.expert })},
 	{long: "no-expert", cat: catKeys, hidden: true, usage: "undo --expert", set: clearBool(func(o *options) *bool { return &o.keys.expert })},
