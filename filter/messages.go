@@ -208,12 +208,15 @@ func (m *Messages) read(out io.Writer, opt DecryptOptions) (*message, error) {
 	return msg, nil
 }
 
+// ErrEmpty is the error for an input with no byte at all.
+var ErrEmpty = errors.New("no input: the message is empty")
+
 // start looks at the beginning of the input: binary packets, or text.
 func (m *Messages) start() error {
 	head, err := m.src.Peek(64)
 	if len(head) == 0 {
 		if err == nil || errors.Is(err, io.EOF) {
-			return errors.New("no input: the message is empty")
+			return ErrEmpty
 		}
 		return err
 	}

@@ -70,7 +70,17 @@ func (r *Ring) SignerKeys(keyID uint64, fpr []byte, made, now time.Time) []filte
 			if keyID != 0 && pk.KeyId != keyID || fpr != nil && !bytes.Equal(pk.Fingerprint, fpr) {
 				continue
 			}
-			if _, ok := e.SigningKeyById(made, pk.KeyId, config); !ok && !k.RevokedSigner(pk, now) {
+			_, ok := e.SigningKeyById(made, pk.KeyId, config)
+			if !ok && !pk.CreationTime.After(made) {
+				// The key's self-signatures may all be newer than the
+				// signature: re-signed since (gpg's expire re-signs every
+				// user ID). gpg checks a signature against the key as it
+				// is now, if it existed then; so does pgpstream.
+				_, ok = e.SigningKeyById(now, pk.KeyId, config)
+			}
+			if !ok && !k.RevokedSigner(pk, now) {
+				// A revoked key's signatures are still checked, to
+				// be reported as gpg does (REVKEYSIG), never as good.
 				continue
 			}
 			revoked, expired := k.Lifetime(now)

@@ -268,6 +268,16 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 	}
 	k := r.byFingerprint(cand.Fingerprint())
 	if k == nil {
+		// A new key's primary user ID is stored first, as gpg's import
+		// stores it; listings and --edit-key's numbers follow ring order.
+		if primaryFirst(pub, cand.PrimaryUserID()) {
+			if b.secret() {
+				primaryFirst(b, cand.PrimaryUserID())
+			}
+			if cand, err = r.newKey(pub.clone(), nil); err != nil {
+				return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
+			}
+		}
 		k = cand
 		if b.secret() {
 			k.sec = b.clone()
@@ -334,6 +344,23 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 	}
 	*k = *nk
 	return true, nil
+}
+
+// primaryFirst moves the user ID uid to the front of b's user IDs and
+// reports whether it moved.
+func primaryFirst(b *block, uid string) bool {
+	for i, u := range b.uids {
+		if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
+			if i == 0 {
+				return false
+			}
+			c := b.uids[i]
+			copy(b.uids[1:i+1], b.uids[:i])
+			b.uids[0] = c
+			return true
+		}
+	}
+	return false
 }
 
 // newSignatures counts the signatures of now that old lacks.

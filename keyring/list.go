@@ -333,6 +333,18 @@ func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
 		}
 		out = append(out, us)
 	}
+	// gpg lists the primary user ID first and the others in ring order
+	// (its import stores them so too), and its clients take the first
+	// uid record for the key's name (GPGME's key->uids).
+	if primary := k.PrimaryUserID(); primary != "" {
+		for i, u := range out {
+			if u.name == primary {
+				copy(out[1:i+1], out[:i])
+				out[0] = u
+				break
+			}
+		}
+	}
 	return out
 }
 

@@ -151,9 +151,11 @@ type Signature struct {
 	HashedEnd, LocalAt int
 
 	// What a signature says of its signer, from the hashed area only.
-	SignerUserID string     // signer's user ID subpacket (§5.2.3.28), as given
-	Notations    []Notation // notation data subpackets (§5.2.3.24), in order
-	Features     []byte     // features subpacket (§5.2.3.32); nil if none
+	SignerUserID   string     // signer's user ID subpacket (§5.2.3.28), as given
+	Notations      []Notation // notation data subpackets (§5.2.3.24), in order
+	Policy         string     // policy URI subpacket (§5.2.3.29); "" if none
+	PolicyCritical bool
+	Features       []byte // features subpacket (§5.2.3.32); nil if none
 	// Values is the algorithm-specific part of the packet (§5.2.3):
 	// what follows the hash prefix (and a v6 signature's salt), a slice
 	// of Body.
@@ -294,6 +296,7 @@ const (
 	subRevocable         = 7
 	subIssuerKeyID       = 16
 	subNotation          = 20
+	subPolicyURI         = 26
 	subSignerUserID      = 28
 	subFeatures          = 30
 	subIssuerFingerprint = 33
@@ -374,13 +377,15 @@ func (s *Signature) certSubpacket(typ byte, data []byte, valueAt int) {
 }
 
 // signerSubpacket reads the hashed subpackets that describe the signer
-// and its message: its user ID, notations and features.
+// and its message: its user ID, notations, policy and features.
 func (s *Signature) signerSubpacket(sp Subpacket) {
 	switch sp.Type {
 	case subSignerUserID:
 		s.SignerUserID = string(sp.Data)
 	case subFeatures:
 		s.Features = sp.Data
+	case subPolicyURI:
+		s.Policy, s.PolicyCritical = string(sp.Data), sp.Critical
 	case subNotation:
 		// Four flag octets, name and value lengths, name, value.
 		d := sp.Data

@@ -43,6 +43,7 @@ var clientScenarios = []clientScenario{
 	{"emacs-epg", "emacs-epg.sh", []string{"emacs"}},
 	{"gpgme", "gpgme.sh", []string{"python3-gpg"}},
 	{"gpgme-genkey", "gpgme-genkey.sh", []string{"python3-gpg"}},
+	{"gpgme-flows", "gpgme-flows.sh", []string{"python3-gpg"}},
 	{"debsign", "debsign.sh", []string{"debsign"}},
 	{"git-remote-gcrypt", "git-remote-gcrypt.sh", []string{"git", "git-remote-gcrypt"}},
 }

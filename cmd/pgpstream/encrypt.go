@@ -75,7 +75,14 @@ func cmdEncrypt(st *state, o *options) error {
 			outPath = pathArg(inName + ".asc")
 		}
 	}
-	opt.Literal = literalFor(inName)
+	opt.Literal = literalFor(inName, o)
+	if o.textmode {
+		// gpg's --textmode: canonical text in a 't' literal packet,
+		// and text signatures over it.
+		in = newTextReader(in)
+		opt.Literal.Format = 't'
+		opt.TextSignatures = true
+	}
 	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "ciphertext")
 	if err != nil {
 		return err
@@ -322,13 +329,16 @@ func allSEIPDv2(recipients []chosenRecipient) bool {
 
 // literalFor is the literal packet header for an input: the file's name
 // and modification time, as gpg writes them, or now for standard input.
-func literalFor(inName string) packet.Literal {
+func literalFor(inName string, o *options) packet.Literal {
 	l := packet.Literal{Format: 'b', Time: clock.Now()}
 	if inName != "" {
 		l.FileName = filepath.Base(inName)
 		if fi, err := os.Stat(inName); err == nil {
 			l.Time = fi.ModTime()
 		}
+	}
+	if o.given("set-filename") {
+		l.FileName = o.setFilename
 	}
 	return l
 }

@@ -1046,7 +1046,7 @@ func (e *keyEditor) signWith(cmd string, sg certifier, uids []string) error {
 		return nil
 	}
 	e.summary(todo)
-	opt := keyring.CertifyOptions{Signer: sg.priv, Local: cmd == "lsign", Level: e.o.keys.certLevel}
+	opt := keyring.CertifyOptions{Signer: sg.priv, Local: cmd == "lsign", Level: e.o.keys.certLevel, Expires: e.o.certExpires()}
 	if cmd == "tsign" {
 		if err := e.askTrustSig(&opt); err != nil {
 			return err
@@ -1189,7 +1189,7 @@ func cmdQuickSignKey(st *state, o *options) error {
 	}
 	blank := func() { io.WriteString(st.stdout, "\n") }
 	for _, sg := range signers {
-		opt := keyring.CertifyOptions{Signer: sg.priv, Local: o.cmd == "quick-lsign-key", Level: o.keys.certLevel}
+		opt := keyring.CertifyOptions{Signer: sg.priv, Local: o.cmd == "quick-lsign-key", Level: o.keys.certLevel, Expires: o.certExpires()}
 		var todo []string
 		id := fmt.Sprintf("%016X", sg.priv.KeyId)
 		for _, u := range uids {

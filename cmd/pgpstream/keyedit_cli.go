@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -13,6 +14,23 @@ type keyOpts struct {
 	askLevel                                 bool
 	certLevel                                int
 	expert                                   bool
+	certExpire                               string // --default-cert-expire, checked when given
+}
+
+// certExpires is when a new certification expires: --default-cert-expire
+// from now (gpg asks only with --ask-cert-expire, which pgpstream does
+// not have); zero: never.
+func (o *options) certExpires() time.Time {
+	t, _ := keyring.ParseExpire(o.keys.certExpire, clock.Now())
+	return t
+}
+
+func setCertExpire(o *options, v string) error {
+	if _, err := keyring.ParseExpire(v, clock.Now()); err != nil {
+		return usagef("--default-cert-expire: %v (0 for never, or N with d, w, m or y)", err)
+	}
+	o.keys.certExpire = v
+	return nil
 }
 
 // trustParams are the pgp model's parameters, gpg's defaults where not

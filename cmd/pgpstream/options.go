@@ -111,6 +111,7 @@ type options struct {
 	maxOutput                                      int64
 	keyVersion                                     int
 	textmode                                       bool
+	setFilename                                    string // --set-filename
 	forceSEIPDv2                                   bool
 
 	// Listings and inspection.
@@ -221,6 +222,78 @@ func setList(f func(*options) *[]string) func(*options, string) error {
 }
 
 func noop(*options, string) error { return nil }
+
+// importOptionNames are the words gpg 2.2's --import-options knows
+// (g10/import.c), with the one each stands for. pgpstream acts on
+// show-only (and import-show's dry run with it), self-sigs-only and
+// import-local-sigs; the others are accepted as gpg's clients pass them.
+var importOptionNames = []struct{ name, canon string }{
+	{"import-local-sigs", "import-local-sigs"},
+	{"repair-pks-subkey-bug", "repair-pks-subkey-bug"},
+	{"keep-ownertrust", "keep-ownertrust"},
+	{"fast-import", "fast-import"},
+	{"import-show", "import-show"},
+	{"merge-only", "merge-only"},
+	{"import-clean", "import-clean"},
+	{"import-minimal", "import-minimal"},
+	{"self-sigs-only", "self-sigs-only"},
+	{"import-export", "import-export"},
+	{"restore", "restore"},
+	{"import-restore", "restore"},
+	{"repair-keys", "repair-keys"},
+	{"show-only", "show-only"},
+	{"allow-local-sigs", "import-local-sigs"},
+	{"repair-hkp-subkey-bug", "repair-pks-subkey-bug"},
+	{"import-unusable-sigs", ""},
+	{"import-clean-sigs", ""},
+	{"import-clean-uids", ""},
+	{"convert-sk-to-pk", ""},
+}
+
+// checkKeyOrigin accepts the values of gpg's --key-origin (g10/getkey.c).
+func checkKeyOrigin(_ *options, v string) error {
+	name, _, _ := strings.Cut(v, ",")
+	for _, ok := range []string{"self", "file", "url", "wkd", "dane", "ks-pref", "ks", "unknown"} {
+		if strings.EqualFold(strings.TrimSpace(name), ok) {
+			return nil
+		}
+	}
+	return usagef("invalid argument for option \"--key-origin\": %q (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL)", v)
+}
+
+// addImportOptions reads --import-options as gpg does (common's
+// parse_options): words split by commas or spaces, each a name, a unique
+// prefix of one, or either with no- before it, in any case. An unknown
+// word is an error, as in gpg ("invalid import options"), so a typo
+// does not silently import what the caller meant to filter.
+func addImportOptions(o *options, v string) error {
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		word, neg := strings.ToLower(w), ""
+		if rest, ok := strings.CutPrefix(word, "no-"); ok {
+			word, neg = rest, "no-"
+		}
+		canon, found := "", 0
+		for _, n := range importOptionNames {
+			if n.name == word {
+				canon, found = n.canon, 1
+				break
+			}
+			if strings.HasPrefix(n.name, word) {
+				canon, found = n.canon, found+1
+			}
+		}
+		switch {
+		case found == 0:
+			return usagef("--import-options: unknown option '%s': invalid import options", w)
+		case found > 1:
+			return usagef("--import-options: ambiguous option '%s': invalid import options", w)
+		}
+		if canon != "" {
+			o.importOptions = append(o.importOptions, neg+canon)
+		}
+	}
+	return nil
+}
 
 // oneOf accepts the values gpg accepts for an option pgpstream takes
 // without acting on it, so a typo still fails as it would in gpg.
@@ -400,6 +473,8 @@ var baseOptions = []optDef{
 	{long: "min-cert-level", arg: "N", cat: catKeys, usage: "pgp model: certifications of a lower level (0x11 is level 1) count for nothing (default 2)", set: setInt("min-cert-level", func(o *options) *int { return &o.keys.minLevel })},
 	{long: "ask-cert-level", cat: catKeys, usage: "--sign-key and --edit-key's sign ask how carefully the key was checked (certification level 0 to 3)", set: setBool(func(o *options) *bool { return &o.keys.askLevel })},
 	{long: "no-ask-cert-level", cat: catKeys, hidden: true, usage: "undo --ask-cert-level", set: clearBool(func(o *options) *bool { return &o.keys.askLevel })},
+	{long: "default-cert-expire", arg: "EXPIRE", cat: catKeys, usage: "new certifications expire EXPIRE from now (0, the default: never; N with d, w, m or y)", set: setCertExpire},
+	{long: "no-ask-cert-expire", kind: kNoop, usage: "pgpstream never asks when a certification expires: --default-cert-expire says"},
 	{long: "default-cert-level", arg: "N", cat: catKeys, usage: "the certification level of new certifications, 0 (generic, the default) to 3", set: setInt("default-cert-level", func(o *options) *int { return &o.keys.certLevel })},
 	{long: "expert", cat: catKeys, usage: "--edit-key's addkey offers gpg's expert menu (ECC keys)", set: setBool(func(o *options) *bool { return &o.keys.expert })},
 	{long: "no-expert", cat: catKeys, hidden: true, usage: "undo --expert", set: clearBool(func(o *options) *bool { return &o.keys.expert })},
@@ -431,7 +506,8 @@ var baseOptions = []optDef{
 		o.maxOutput = n
 		return nil
 	}},
-	{long: "textmode", short: 't', cat: catIO, usage: "accepted when reading (a signature's type decides); refused for writing: pgpstream writes binary literal data", set: setBool(func(o *options) *bool { return &o.textmode })},
+	{long: "set-filename", arg: "NAME", cat: catIO, usage: "the file name the literal data packet of -e, -c and -s carries (default: the input's name, none for standard input)", set: setString(func(o *options) *string { return &o.setFilename })},
+	{long: "textmode", short: 't', cat: catIO, usage: "-s, -b, -e and -c take the input as text, as gpg does: each line ending becomes CR LF, the literal data is marked as text and signatures are text signatures (type 0x01); when reading, a signature's type decides", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
 	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},
 	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
@@ -459,13 +535,17 @@ var baseOptions = []optDef{
 	{long: "with-fingerprint", cat: catKeys, usage: "list fingerprints in groups of four", set: setBool(func(o *options) *bool { return &o.listFingerprint })},
 	{long: "with-subkey-fingerprint", cat: catKeys, usage: "list the subkeys' fingerprints too", set: setBool(func(o *options) *bool { return &o.withSubkeyFpr })},
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
+	{long: "with-sig-list", cat: catKeys, usage: "a key listing shows the signatures on each user ID and subkey, as --list-sigs", set: setBool(func(o *options) *bool { return &o.listSigs })},
+	{long: "with-sig-check", cat: catKeys, usage: "a key listing shows the signatures, each one checked, as --check-sigs", set: setBool(func(o *options) *bool { return &o.checkSigs })},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
-	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addString(func(o *options) *[]string { return &o.importOptions })},
+	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addImportOptions},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
 	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
 	{long: "faked-system-time", arg: "TIME", cat: catKeys, usage: "work at TIME (seconds since 1970, or YYYYMMDDTHHMMSS in UTC) for new signatures and keys and for expiry; with ! at the end the clock stands still there", set: func(o *options, v string) (err error) { o.fakedTime, err = parseFakedTime(v); return err }},
 	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
+	{long: "with-tofu-info", kind: kNoop, usage: "pgpstream keeps no TOFU history, so a listing has no tfs records (as gpg's has none outside the tofu models)"},
+	{long: "key-origin", arg: "ORIGIN", kind: kNoop, usage: "checked as gpg checks it (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL); pgpstream does not record where a key came from", set: checkKeyOrigin},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
 	{long: "exit-on-status-write-error", kind: kNoop, usage: "pgpstream always fails when a status line or message could not be written"},
@@ -1218,10 +1298,6 @@ func (o *options) check() (err error) {
 	case "delete-secret-keys", "delete-secret-and-public-key":
 		if !o.batch || !o.yes {
 			return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
-		}
-	case "encrypt", "sign", "detach-sign":
-		if o.textmode {
-			return usageError{msg: "--textmode is not supported for writing: pgpstream writes binary literal data", hints: []string{"drop --textmode (or -t); the data is signed and encrypted byte for byte"}}
 		}
 	}
 	return nil

@@ -188,3 +188,39 @@ func TestREADMECompatList(t *testing.T) {
 		t.Errorf("README's no-op option list is out of date; run PGPSTREAM_UPDATE_README=1 go test -run TestREADMECompatList ./cmd/pgpstream")
 	}
 }
+
+// --import-options takes gpg's words (and their unique prefixes, no-
+// forms, any case) and refuses others as gpg does; the words pgpstream
+// acts on are kept by their canonical names.
+func TestImportOptionsWords(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+		bad  bool
+	}{
+		{in: "import-show", want: []string{"import-show"}},
+		{in: "show-only,self-sigs-only", want: []string{"show-only", "self-sigs-only"}},
+		{in: "IMPORT-LOCAL-SIGS no-allow-local-sigs", want: []string{"import-local-sigs", "no-import-local-sigs"}},
+		{in: "self-sigs", want: []string{"self-sigs-only"}},
+		{in: "import-clean-sigs", want: nil},
+		{in: "import-restore", want: []string{"restore"}},
+		{in: "foo", bad: true},
+		{in: "import-show,foo", bad: true},
+		{in: "import", bad: true}, // a prefix of several
+	} {
+		o := &options{}
+		err := addImportOptions(o, tc.in)
+		if tc.bad {
+			if err == nil || !strings.Contains(err.Error(), "invalid import options") {
+				t.Errorf("%q: got %v, want an invalid-import-options error", tc.in, err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(o.importOptions, tc.want) {
+			t.Errorf("%q: got %q, %v; want %q", tc.in, o.importOptions, err, tc.want)
+		}
+	}
+	if !importFlag(&options{importOptions: []string{"show-only"}}, "show-only") {
+		t.Error("show-only not seen by importFlag")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -205,7 +206,14 @@ func cmdSign(st *state, o *options, detached bool) error {
 			outPath = pathArg(inName + ".gpg")
 		}
 	}
-	opt.Literal = literalFor(inName)
+	opt.Literal = literalFor(inName, o)
+	if o.textmode {
+		// gpg's --textmode: a text signature (0x01) over the canonical
+		// text, which a signed message carries in a 't' literal packet.
+		in = newTextReader(in)
+		opt.Literal.Format = 't'
+		opt.Text = true
+	}
 	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "OpenPGP data")
 	if err != nil {
 		return err
@@ -371,6 +379,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		}
 		s.status.Write(status.SigID{ID: sigID(sig), Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix()})
 		s.status.Write(verdictLine)
+		s.notations(sig)
 		s.status.Write(status.ValidSig{Fpr: issuer, Date: sig.Created.UTC().Format("2006-01-02"), Time: sig.Created.Unix(), Expire: sigExpiry, Version: sig.Version, Reserved: 0, PubAlgo: int(sig.PubKeyAlgo), Hash: int(sig.Hash), Class: fmt.Sprintf("%02X", sig.SigType), PrimaryFpr: primary})
 		// gpg's trust check writes KEYREVOKED and the TRUST_ line;
 		// under --trust-model always it is skipped, and the user ID
@@ -480,6 +489,59 @@ func plainMailbox(s string) bool {
 		}
 	}
 	return true
+}
+
+// notations reports a good signature's policy URL and notations as gpg
+// 2.2 does by default (verify-options show-policy-urls,
+// show-std-notations): each on the status stream, and on standard error
+// the policy and the notations whose names have no '@' (the IETF's own).
+func (s *sigReporter) notations(sig *packet.Signature) {
+	if sig.Policy != "" {
+		if sig.PolicyCritical {
+			s.st.say("Critical signature policy: %s", sig.Policy)
+		} else {
+			s.st.say("Signature policy: %s", sig.Policy)
+		}
+		s.status.Write(status.PolicyURL{URL: sig.Policy})
+	}
+	// gpg lists them last subpacket first (sig_to_notation prepends).
+	for i := len(sig.Notations) - 1; i >= 0; i-- {
+		n := sig.Notations[i]
+		value := n.Value
+		if !n.HumanReadable {
+			value = fmt.Sprintf("not human readable (%d bytes: %s)", len(n.Value), hex.EncodeToString([]byte(n.Value[:min(len(n.Value), 32)])))
+		}
+		if !strings.Contains(n.Name, "@") {
+			what := "Signature notation"
+			if n.Critical {
+				what = "Critical signature notation"
+			}
+			s.st.say("%s: %s=%s", what, n.Name, value)
+		}
+		s.status.Write(status.NotationName{Name: n.Name})
+		if n.Critical || n.HumanReadable {
+			s.status.Write(status.NotationFlags{Critical: b2i(n.Critical), Human: b2i(n.HumanReadable)})
+		}
+		data, wrap := n.Value, 50
+		if !n.HumanReadable {
+			wrap = 250
+		}
+		for len(data) > 0 || len(n.Value) == 0 {
+			k := min(len(data), wrap)
+			s.status.Write(status.NotationData{Data: data[:k]})
+			data = data[k:]
+			if len(n.Value) == 0 {
+				break
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // validityWord is " [ultimate]" and the like, as gpg shows it after a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
@@ -83,7 +84,25 @@ func gpgErrorCode(err error) int {
 
 // statusFailure ends a failed command: FAILURE <command> <code>.
 func statusFailure(s *statusWriter, cmd string, err error) {
+	if cmd == "decrypt" || cmd == "verify" {
+		statusNoData(s, err)
+	}
 	statusFailureCode(s, cmd, gpgErrorCode(err))
+}
+
+// statusNoData writes gpg's NODATA lines for an input that holds no
+// OpenPGP data: NODATA 1 (no armor) and 2 (no packet) for bytes that are
+// neither armor nor a packet, NODATA 2 for an empty input. GPGME reports
+// NODATA as GPG_ERR_NO_DATA ("No data"), which its callers test for.
+func statusNoData(s *statusWriter, err error) {
+	var se *packet.StructuralError
+	switch {
+	case errors.Is(err, filter.ErrEmpty):
+		s.Write(status.NoData{What: 2})
+	case errors.As(err, &se) && se.Packet == "packet header" && se.Offset == 0 && strings.HasPrefix(se.Msg, "invalid packet (ctb="):
+		s.Write(status.NoData{What: 1})
+		s.Write(status.NoData{What: 2})
+	}
 }
 
 func statusFailureCode(s *statusWriter, cmd string, code int) {

@@ -386,6 +386,34 @@ func (Success) Keyword() string           { return "SUCCESS" }
 func (Failure) Keyword() string           { return "FAILURE" }
 func (Error) Keyword() string             { return "ERROR" }
 
+// NotationName: a good signature carries the notation NAME; its
+// NOTATION_FLAGS and NOTATION_DATA lines follow.
+type NotationName struct {
+	Name string
+}
+
+// NotationFlags: the notation's critical bit and human-readable flag
+// (gpg writes it only when either is set).
+type NotationFlags struct {
+	Critical, Human int
+}
+
+// NotationData: a piece of the notation's value, at most 50 bytes of a
+// human-readable one (250 of one that is not) per line, as gpg wraps it.
+type NotationData struct {
+	Data string
+}
+
+// PolicyURL: a good signature's policy URL subpacket.
+type PolicyURL struct {
+	URL string
+}
+
+func (NotationName) Keyword() string  { return "NOTATION_NAME" }
+func (NotationFlags) Keyword() string { return "NOTATION_FLAGS" }
+func (NotationData) Keyword() string  { return "NOTATION_DATA" }
+func (PolicyURL) Keyword() string     { return "POLICY_URL" }
+
 // All is one value of every line type, for the tests that hold each
 // keyword to the rendering rules.
 var All = []Line{
@@ -400,5 +428,6 @@ var All = []Line{
 	SigCreated{}, UserIDHint{}, NeedPassphrase{}, NeedPassphraseSym{}, GetBool{},
 	GetLine{}, GetHidden{}, GotIt{}, InquireMaxLen{}, Imported{}, ImportOK{},
 	ImportRes{}, KeyCreated{}, KeyNotCreated{}, Progress{}, Success{}, Failure{},
-	Error{}, AlreadySigned{}, DeleteProblem{},
+	Error{}, AlreadySigned{}, DeleteProblem{}, NotationName{}, NotationFlags{}, NotationData{},
+	PolicyURL{},
 }
