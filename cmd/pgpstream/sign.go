@@ -721,7 +721,10 @@ func cmdVerify(st *state, o *options) (err error) {
 		}
 		if out != nil {
 			if authentic != nil {
+				// As -d says it (signatureOutcome): why the data
+				// nothing vouches for was not written.
 				out.abort()
+				st.errorf("%v: the output was not written", authentic)
 			} else if err := out.commit(); err != nil {
 				return err
 			}
