@@ -284,6 +284,7 @@ func certification(opt CertifyOptions, target *packet.PublicKey, uid string, now
 		return rawPacket{}, err
 	}
 	if local != nil {
+		p.hdr = nil // the body changes length: a header of its own
 		if p.body, err = local.splice(p.body); err != nil {
 			return rawPacket{}, err
 		}

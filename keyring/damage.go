@@ -99,7 +99,7 @@ func parseRing(path string, data []byte) *ringFile {
 		}
 		end := len(data) - len(rest)
 		hdr := data[off : end-len(body)]
-		pkts = append(pkts, rawPacket{tag: byte(h.Tag), body: body, hdr: hdr[:len(hdr):len(hdr)]})
+		pkts = append(pkts, rawPacket{tag: byte(h.Tag), body: body, hdr: append([]byte(nil), hdr...), hdrLen: len(body)})
 		off = end
 	}
 	f.blocks, _ = splitBlocks(pkts) // cannot fail: the first packet kept is a key

@@ -276,8 +276,7 @@ func setOnlyUserID(e *v2.Entity, uid string) {
 // that subkey alone, as gpg does: from the secret part when secret is
 // set (the public subkey stays), else from the certificate, which is
 // refused while the secret subkey is still there. It returns how many it
-// removed and the specs left for whole keys, with a "!" on a primary
-// key's fingerprint dropped.
+// removed and the specs left for whole keys.
 func (r *Ring) deleteSubkeys(specs []string, secret bool) (int, []string, error) {
 	n := 0
 	var rest []string
@@ -289,7 +288,7 @@ func (r *Ring) deleteSubkeys(specs []string, secret bool) (int, []string, error)
 		}
 		k, idx := r.bySubkeyFingerprint(b)
 		if k == nil {
-			rest = append(rest, strings.TrimSuffix(strings.TrimSpace(spec), "!"))
+			rest = append(rest, spec) // a primary key's "FPR!" is refused, as any other form
 			continue
 		}
 		if k.from != "" {

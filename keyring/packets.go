@@ -43,6 +43,9 @@ type rawPacket struct {
 	// compare the export with what they imported); nil for a packet
 	// made here, which gets a new-format header.
 	hdr []byte
+	// hdrLen is the body length hdr frames: a body changed since (a
+	// certification made local) gets a new-format header.
+	hdrLen int
 }
 
 // splitPackets frames data into packets with package packet's codec. Key
@@ -58,7 +61,7 @@ func splitPackets(data []byte) ([]rawPacket, error) {
 		}
 		end := len(data) - len(rest)
 		hdr := data[off : end-len(body)]
-		out = append(out, rawPacket{tag: byte(h.Tag), body: body, hdr: hdr[:len(hdr):len(hdr)]})
+		out = append(out, rawPacket{tag: byte(h.Tag), body: body, hdr: append([]byte(nil), hdr...), hdrLen: len(body)})
 		off = end
 	}
 	return out, nil
@@ -66,7 +69,7 @@ func splitPackets(data []byte) ([]rawPacket, error) {
 
 // writeTo writes p with the header it came with, or a new-format one.
 func (p rawPacket) writeTo(w *bytes.Buffer) {
-	if p.hdr != nil {
+	if p.hdr != nil && p.hdrLen == len(p.body) {
 		w.Write(p.hdr)
 		w.Write(p.body)
 		return

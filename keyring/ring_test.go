@@ -104,7 +104,8 @@ func TestSelectAndDelete(t *testing.T) {
 	}
 
 	// Deletion takes full fingerprints only: a pattern, a key ID or a
-	// subkey's "!" form could name keys the caller did not mean.
+	// primary key's "!" form could name keys the caller did not mean (a
+	// subkey's "FPR!" deletes that subkey: TestDeleteSubkey).
 	for _, spec := range []string{"rsa@gpg.test", "gpg.test", "1F060F8EF634804B", gpgRSAFpr + "!"} {
 		if _, err := r.Delete([]string{spec}, true); !errors.Is(err, ErrNotFingerprint) {
 			t.Fatalf("Delete(%q): %v", spec, err)

@@ -345,6 +345,7 @@ var statusDocs = map[string]string{
 	"IMPORT_RES":          "the import's counts, in gpg's order",
 	"KEY_CREATED":         "a key was made: B primary and subkey, P primary, S subkey",
 	"KEY_NOT_CREATED":     "a parameter file's key was not made",
+	"DELETE_PROBLEM":      "a key was not deleted: 1 there is no such key, 2 its secret key must be deleted first",
 	"PROGRESS":            "how much of the input was read (with --progress): what, ?, done, total, units",
 	"SUCCESS":             "an operation succeeded",
 	"FAILURE":             "an operation failed, with gpg's error code; \"gpg-exit\" ends a run whose exit status is 1",
