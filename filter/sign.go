@@ -25,6 +25,11 @@ type Signer struct {
 	// SignError, when set, says why the last signature by a key whose
 	// secret half is elsewhere (gpg-agent) failed, or nil.
 	SignError func() error
+	// Notations and PolicyURI go in the hashed area of each signature
+	// (RFC 9580 §5.2.3.24 and §5.2.3.28), gpg's --set-notation and
+	// --sig-policy-url.
+	Notations []*gcpacket.Notation
+	PolicyURI string
 }
 
 // SignOptions configure Sign and DetachSign.
@@ -85,9 +90,14 @@ func newSigning(signers []Signer, now time.Time, text bool) (*signing, error) {
 			return nil, fmt.Errorf("signing: a version 6 key cannot sign with %v (RFC 9580 §5.2.3)", algo)
 		}
 		// go-crypto salts v4 signatures with a notation sized by the
-		// hash (a guard against fault attacks on deterministic EdDSA);
+		// hash, a guard against fault attacks on deterministic EdDSA;
 		// it has no salt size for SHA-1, so SHA-1 signs without one.
-		salted := algo.SaltSize() > 0
+		// DSA and ECDSA draw a fresh nonce for each signature and Go's
+		// RSA checks each signature it makes, so those keys sign as gpg
+		// does, with no notation a reader would not expect (GPGME's
+		// t-sig-notation checks that a signature holds only its own).
+		eddsa := k.PubKeyAlgo == gcpacket.PubKeyAlgoEdDSA || k.PubKeyAlgo == gcpacket.PubKeyAlgoEd25519 || k.PubKeyAlgo == gcpacket.PubKeyAlgoEd448
+		salted := algo.SaltSize() > 0 && eddsa
 		cfg := &gcpacket.Config{Time: func() time.Time { return now }, NonDeterministicSignaturesViaNotation: &salted}
 		id := k.KeyId
 		sig := &gcpacket.Signature{
@@ -98,6 +108,8 @@ func newSigning(signers []Signer, now time.Time, text bool) (*signing, error) {
 			CreationTime:      now,
 			IssuerKeyId:       &id,
 			IssuerFingerprint: k.Fingerprint,
+			Notations:         append([]*gcpacket.Notation(nil), sg.Notations...),
+			PolicyURI:         sg.PolicyURI,
 		}
 		// PrepareSign starts the hash with the salt for v6.
 		h, err := sig.PrepareSign(cfg)

@@ -3,11 +3,15 @@ package filter
 import (
 	"bufio"
 	"bytes"
+	"crypto"
+	"crypto/rsa"
+	"crypto/subtle"
 	"encoding"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
+	"math/big"
 	"sync/atomic"
 	"time"
 
@@ -529,7 +533,11 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 			r.Err = err
 			return r
 		}
-		err = k.Key.VerifySignature(h, gs)
+		if gs.Hash == crypto.RIPEMD160 && (k.Key.PubKeyAlgo == gcpacket.PubKeyAlgoRSA || k.Key.PubKeyAlgo == gcpacket.PubKeyAlgoRSASignOnly) {
+			err = verifyRSARIPEMD160(k.Key, h, gs)
+		} else {
+			err = k.Key.VerifySignature(h, gs)
+		}
 		if err == nil {
 			r.Key, r.KeyRevoked, r.KeyExpired, r.Err = k.Key, k.Revoked, k.Expired, nil
 			r.Status = v.verdict(sig, k, now)
@@ -598,6 +606,15 @@ func goCryptoSignature(sig *packet.Signature) (*gcpacket.Signature, error) {
 	if sig.Version == 3 {
 		body = v3AsV4(body)
 	}
+	// go-crypto parses no RIPEMD-160 signature; gpg 2.2 verifies them
+	// (GPGME's test messages have some). It is parsed as SHA-256 and
+	// given its own hash back: the hashed trailer is the packet's, and
+	// the arithmetic takes the digest pgpstream computed.
+	rmd := len(body) > 3 && body[0] == 4 && packet.HashAlgo(body[3]) == packet.HashRIPEMD160
+	if rmd {
+		body = append([]byte(nil), body...)
+		body[3] = byte(packet.HashSHA256)
+	}
 	raw := packet.AppendHeader(make([]byte, 0, len(body)+6), packet.TagSignature, int64(len(body)))
 	raw = append(raw, body...)
 	p, err := gcpacket.Read(bytes.NewReader(raw))
@@ -608,12 +625,57 @@ func goCryptoSignature(sig *packet.Signature) (*gcpacket.Signature, error) {
 	if !ok {
 		return nil, errors.New("not a signature packet")
 	}
+	if rmd {
+		gs.Hash = crypto.RIPEMD160
+		if len(gs.HashSuffix) > 3 {
+			gs.HashSuffix[3] = byte(packet.HashRIPEMD160)
+		}
+	}
 	if sig.Version == 3 {
 		// A v3 signature hashes its type and creation time after the
 		// data, and nothing else (RFC 4880 section 5.2.4).
 		gs.HashSuffix = append([]byte(nil), sig.Body[2:7]...)
 	}
 	return gs, nil
+}
+
+// rmd160DigestInfo is the DER prefix OpenPGP puts before a RIPEMD-160
+// digest in an RSA signature (RFC 4880 §5.2.2: OID 1.3.36.3.2.1). Go's
+// crypto/rsa has another (ISO's 1.0.10118.3.0.49), so it rejects every
+// OpenPGP RIPEMD-160 RSA signature; this check is the one pgpstream does.
+var rmd160DigestInfo = []byte{0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2b, 0x24, 0x03, 0x02, 0x01, 0x05, 0x00, 0x04, 0x14}
+
+// verifyRSARIPEMD160 checks an RSA signature over a RIPEMD-160 digest:
+// EMSA-PKCS1-v1_5 (RFC 8017 §9.2) with OpenPGP's DigestInfo, compared
+// whole in constant time.
+func verifyRSARIPEMD160(k *gcpacket.PublicKey, h hash.Hash, gs *gcpacket.Signature) error {
+	pub, ok := k.PublicKey.(*rsa.PublicKey)
+	if !ok || gs.RSASignature == nil {
+		return errors.New("RSA verification failure: not an RSA key")
+	}
+	h.Write(gs.HashSuffix)
+	digest := h.Sum(nil)
+	if digest[0] != gs.HashTag[0] || digest[1] != gs.HashTag[1] {
+		return errors.New("RSA verification failure: hash tag doesn't match")
+	}
+	size := pub.Size()
+	sv := new(big.Int).SetBytes(gs.RSASignature.Bytes())
+	if sv.Cmp(pub.N) >= 0 || size < 11+len(rmd160DigestInfo)+len(digest) {
+		return errors.New("RSA verification failure")
+	}
+	em := new(big.Int).Exp(sv, big.NewInt(int64(pub.E)), pub.N).FillBytes(make([]byte, size))
+	want := make([]byte, size)
+	want[1] = 1
+	t := size - len(rmd160DigestInfo) - len(digest)
+	for i := 2; i < t-1; i++ {
+		want[i] = 0xff
+	}
+	copy(want[t:], rmd160DigestInfo)
+	copy(want[t+len(rmd160DigestInfo):], digest)
+	if subtle.ConstantTimeCompare(em, want) != 1 {
+		return errors.New("RSA verification failure")
+	}
+	return nil
 }
 
 // v3AsV4 rewrites the body of a v3 signature (packet.ParseSignature

@@ -96,14 +96,26 @@ build_gnupg() {
 
 # A build prefix for gpgconf in which g10/gpg is the binary under test and
 # everything else is GnuPG's: gpgconf --build-prefix (and so gpgscm's
-# (tool 'gpg)) then finds it wherever the suite asks for gpg.
+# (tool 'gpg)) then finds it wherever the suite asks for gpg. GnuPG 2.4's
+# suite runs gpgconf without --build-prefix and takes the build from
+# GNUPG_BUILD_ROOT instead (its tests/openpgp/Makefile.am sets it, with
+# GNUPG_IN_TEST_SUITE), so both point at this prefix.
 overlay() {
 	local name=$1 gpg=$2 o=$DIR/overlay-$1
 	rm -rf "$o"
 	mkdir -p "$o/g10"
 	for f in "$BUILD"/*; do
-		[ "$(basename "$f")" = g10 ] || ln -s "$f" "$o/"
+		case $(basename "$f") in g10 | bin) ;; *) ln -s "$f" "$o/" ;; esac
 	done
+	# GnuPG 2.4's build has bin/, relative links to the programs
+	# (bin/gpg -> ../g10/gpg), where its gpgconf finds them: copied as
+	# links, they resolve inside this prefix.
+	if [ -d "$BUILD/bin" ]; then
+		mkdir -p "$o/bin"
+		for f in "$BUILD"/bin/*; do
+			if [ -L "$f" ]; then ln -s "$(readlink "$f")" "$o/bin/"; else ln -s "$f" "$o/bin/"; fi
+		done
+	fi
 	for f in "$BUILD"/g10/*; do
 		[ "$(basename "$f")" = gpg ] || ln -s "$f" "$o/g10/"
 	done
@@ -130,6 +142,7 @@ run_suite() {
 	set +e
 	(cd "$out" && env LC_ALL=C EXEEXT= PATH="$BUILD/tests/gpgscm:$PATH" \
 		abs_top_srcdir="$SRC" objdir="$obj" GPGSCM_PATH="$SRC/tests/gpgscm" \
+		GNUPG_BUILD_ROOT="$obj" GNUPG_IN_TEST_SUITE=fact \
 		GNUPGHOME= GPG_AGENT_INFO= \
 		flock "$LOCK" nice -n 10 "$BUILD/tests/gpgscm/gpgscm" \
 		"$SRC/tests/openpgp/run-tests.scm" "${flags[@]}" "$@") >"$out/run.txt" 2>&1

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
+
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -111,7 +113,9 @@ type options struct {
 	maxOutput                                      int64
 	keyVersion                                     int
 	textmode                                       bool
-	setFilename                                    string // --set-filename
+	setFilename                                    string               // --set-filename
+	sigNotations                                   []*gcpacket.Notation // --set-notation, --sig-notation
+	sigPolicyURL                                   string               // --sig-policy-url, --set-policy-url
 	forceSEIPDv2                                   bool
 
 	// Listings and inspection.
@@ -248,6 +252,28 @@ var importOptionNames = []struct{ name, canon string }{
 	{"import-clean-sigs", ""},
 	{"import-clean-uids", ""},
 	{"convert-sk-to-pk", ""},
+}
+
+// addNotation reads a notation as gpg's string_to_notation does: NAME=VALUE,
+// with ! before NAME for a critical one; NAME is printable, without '=',
+// and holds an '@' unless --expert (a name without one is the IETF's).
+// The value is text: the notation is marked human-readable.
+func addNotation(o *options, v string) error {
+	critical := strings.HasPrefix(v, "!")
+	name, value, ok := strings.Cut(strings.TrimPrefix(v, "!"), "=")
+	if !ok || name == "" {
+		return usagef("--sig-notation %q: a notation is NAME=VALUE", v)
+	}
+	for _, r := range name {
+		if r < 0x21 || r > 0x7e {
+			return usagef("--sig-notation %q: a notation name must have only printable characters", v)
+		}
+	}
+	if !strings.Contains(name, "@") && !o.keys.expert {
+		return usagef("--sig-notation %q: a user notation name must contain the '@' character", v)
+	}
+	o.sigNotations = append(o.sigNotations, &gcpacket.Notation{Name: name, Value: []byte(value), IsCritical: critical, IsHumanReadable: true})
+	return nil
 }
 
 // checkKeyOrigin accepts the values of gpg's --key-origin (g10/getkey.c).
@@ -507,6 +533,10 @@ var baseOptions = []optDef{
 		return nil
 	}},
 	{long: "set-filename", arg: "NAME", cat: catIO, usage: "the file name the literal data packet of -e, -c and -s carries (default: the input's name, none for standard input)", set: setString(func(o *options) *string { return &o.setFilename })},
+	{long: "sig-notation", arg: "NAME=VALUE", cat: catEncrypt, usage: "put the notation NAME=VALUE in each new data signature (!NAME=VALUE: critical); NAME has an '@' (without --expert)", set: addNotation},
+	{long: "set-notation", alias: "sig-notation", arg: "NAME=VALUE", hidden: true},
+	{long: "sig-policy-url", arg: "URL", cat: catEncrypt, usage: "put the policy URL in each new data signature", set: func(o *options, v string) error { o.sigPolicyURL = strings.TrimPrefix(v, "!"); return nil }},
+	{long: "set-policy-url", alias: "sig-policy-url", arg: "URL", hidden: true},
 	{long: "textmode", short: 't', cat: catIO, usage: "-s, -b, -e and -c take the input as text, as gpg does: each line ending becomes CR LF, the literal data is marked as text and signatures are text signatures (type 0x01); when reading, a signature's type decides", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
 	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},

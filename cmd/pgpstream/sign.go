@@ -84,7 +84,7 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		st.infof("signing with %X (%s), %v", priv.Fingerprint, k.PrimaryUserID(), h)
-		sg := filter.Signer{Key: priv, Hash: h}
+		sg := filter.Signer{Key: priv, Hash: h, Notations: o.sigNotations, PolicyURI: o.sigPolicyURL}
 		if ak := agent.AgentKey(priv); ak != nil {
 			sg.SignError = ak.SignError // the agent signs; it says why it did not
 		}
