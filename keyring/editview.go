@@ -45,18 +45,17 @@ func (k *Key) View(now time.Time) KeyView {
 		}
 		v.Subkeys = append(v.Subkeys, k.part(ss))
 	}
-	primary := k.PrimaryUserID()
-	var rest []UserIDView
-	for _, u := range k.uidStates(ps, now) {
+	// gpg's menu numbers the user IDs in ring order (its
+	// show_key_with_all_names walks the keyblock), the primary marked
+	// where it is; import stores a new key's primary first, as gpg's does.
+	primary, marked := k.PrimaryUserID(), false
+	for _, u := range k.ringUIDStates(ps, now) {
 		uv := UserIDView{Name: u.name, Revoked: u.colon == "r", Expired: u.colon == "e"}
-		if u.name == primary && !uv.Revoked && len(v.UserIDs) == 0 {
-			uv.Primary = true
-			v.UserIDs = append(v.UserIDs, uv)
-			continue
+		if u.name == primary && !uv.Revoked && !marked {
+			uv.Primary, marked = true, true
 		}
-		rest = append(rest, uv)
+		v.UserIDs = append(v.UserIDs, uv)
 	}
-	v.UserIDs = append(v.UserIDs, rest...)
 	return v
 }
 

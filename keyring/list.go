@@ -308,6 +308,24 @@ type uidState struct {
 }
 
 func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
+	out := k.ringUIDStates(ps, now)
+	// gpg lists the primary user ID first and the others in ring order,
+	// and its clients take the first uid record for the key's name
+	// (GPGME's key->uids).
+	if primary := k.PrimaryUserID(); primary != "" {
+		for i, u := range out {
+			if u.name == primary {
+				copy(out[1:i+1], out[:i])
+				out[0] = u
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ringUIDStates is uidStates in ring order.
+func (k *Key) ringUIDStates(ps keyState, now time.Time) []uidState {
 	var out []uidState
 	for _, u := range k.pub.uids {
 		if u.pkt.tag != tagUserID {
@@ -332,18 +350,6 @@ func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
 			us.validity, us.colon = "expired", "e"
 		}
 		out = append(out, us)
-	}
-	// gpg lists the primary user ID first and the others in ring order
-	// (its import stores them so too), and its clients take the first
-	// uid record for the key's name (GPGME's key->uids).
-	if primary := k.PrimaryUserID(); primary != "" {
-		for i, u := range out {
-			if u.name == primary {
-				copy(out[1:i+1], out[:i])
-				out[0] = u
-				break
-			}
-		}
 	}
 	return out
 }

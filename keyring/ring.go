@@ -465,10 +465,9 @@ func (k *Key) UserIDs() []string { return k.uids }
 // PrimaryUserID returns the primary user ID as gpg chooses it (GnuPG's
 // merge_selfsigs_main): of the user IDs whose newest self-signature says
 // primary, the one signed last, else the one signed last of all; a tie
-// (gpg's expire re-signs every user ID at one time) goes to the first in
-// ring order, as gpg's strict comparison gives it. Import stores the
-// primary user ID first, as gpg's does, so that the tie then keeps it.
-// "" when no user ID is valid.
+// goes to the longer user ID, then to the one that sorts last
+// (cmp_user_ids), so that every keyring picks the same. "" when no user
+// ID is valid.
 func (k *Key) PrimaryUserID() string {
 	best, bestFlag, bestAt := "", false, time.Time{}
 	for _, u := range k.uids {
@@ -480,7 +479,9 @@ func (k *Key) PrimaryUserID() string {
 		at := sig.CreationTime
 		switch {
 		case best == "" || flag && !bestFlag:
-		case flag != bestFlag || !at.After(bestAt):
+		case flag != bestFlag || at.Before(bestAt):
+			continue
+		case at.Equal(bestAt) && (len(u) < len(best) || len(u) == len(best) && u <= best):
 			continue
 		}
 		best, bestFlag, bestAt = u, flag, at

@@ -162,11 +162,12 @@ run_suite() {
 # tests unpack, is reported first but not counted.
 summarize() {
 	local out=$1 t st why
-	st=$(grep -oE '(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): tests/openpgp/setup.scm' "$out/run.txt" | head -1 | cut -d: -f1 || true)
+	st=$(grep -oE '(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): (<[a-z]+>)?tests/openpgp/setup.scm' "$out/run.txt" | head -1 | cut -d: -f1 || true)
 	echo "setup ${st:-FAIL} setup.scm"
 	for t in $(cat "$out/tests.txt"); do
 		# A test's own output may leave its line unfinished before gpgscm's.
-		st=$(grep -oE "(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): tests/openpgp/$t( |\$)" "$out/run.txt" | head -1 | cut -d: -f1 || true)
+		# GnuPG 2.4 names the variant first: "PASS: <standard>tests/...".
+		st=$(grep -oE "(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): (<[a-z]+>)?tests/openpgp/$t( |\$)" "$out/run.txt" | head -1 | cut -d: -f1 || true)
 		why=
 		case ${st:-NOTRUN} in
 		PASS | SKIP | XFAIL) ;;

@@ -223,7 +223,8 @@ func TestHostileUserIDs(t *testing.T) {
 		sigFile := filepath.Join(home, "data.sig")
 		os.WriteFile(sigFile, sig, 0o644)
 		_, out, stderr = runInProcess(nil, "--homedir", home, "--status-fd", "1", "--verify", sigFile, dataFile)
-		onlyLines(t, "verify status", string(out), "NEWSIG", "KEY_CONSIDERED", "SIG_ID", "GOODSIG", "VALIDSIG", "TRUST_ULTIMATE", "TRUST_UNDEFINED")
+		onlyLines(t, "verify status", string(out), "NEWSIG", "KEY_CONSIDERED", "SIG_ID", "GOODSIG", "VALIDSIG", "TRUST_ULTIMATE", "TRUST_UNDEFINED",
+			"NOTATION_NAME", "NOTATION_FLAGS", "NOTATION_DATA") // an EdDSA signature's salt notation
 		onlyLines(t, "verify stderr", stderr)
 		good := statusLines(string(out), "GOODSIG")
 		if len(good) != 1 || escape.UnStatus(good[0][17:]) != uid || len(statusLines(string(out), "VALIDSIG")) != 1 {

@@ -29,11 +29,12 @@ type netOpts struct {
 // fetch are imported as --import's are: the keyring drops third-party
 // signatures and writes under its lock.
 var networkCommands = map[string]func(*state, *options) error{
-	"recv-keys":    cmdRecvKeys,
-	"search-keys":  cmdSearchKeys,
-	"send-keys":    cmdSendKeys,
-	"refresh-keys": cmdRefreshKeys,
-	"locate-keys":  cmdLocateKeys,
+	"recv-keys":            cmdRecvKeys,
+	"search-keys":          cmdSearchKeys,
+	"send-keys":            cmdSendKeys,
+	"refresh-keys":         cmdRefreshKeys,
+	"locate-keys":          cmdLocateKeys,
+	"locate-external-keys": func(st *state, o *options) error { return locateKeys(st, o, true) },
 }
 
 const catNet = "Keyservers and key discovery"
@@ -47,6 +48,7 @@ func networkOptions() []optDef {
 		{long: "send-keys", kind: kCommand, cat: catCommand, usage: "publish the public keys KEY... on the --keyserver"},
 		{long: "refresh-keys", kind: kCommand, cat: catCommand, usage: "fetch every key of the ring (or those matching PATTERN...) again from the --keyserver"},
 		{long: "locate-keys", kind: kCommand, cat: catCommand, usage: "find the keys of EMAIL... in the ring, else by --auto-key-locate (default local,wkd), and list them"},
+		{long: "locate-external-keys", kind: kCommand, cat: catCommand, usage: "--locate-keys without the ring: fetch the keys of EMAIL... by --auto-key-locate (default wkd) even when the ring has them, and list them"},
 		{long: "keyserver", arg: "URL", cat: catNet, usage: "HKP keyserver: hkp://HOST[:PORT] (port 11371) or hkps://HOST[:PORT] (TLS, port 443); no default", set: setString(func(o *options) *string { return &o.net.keyserver })},
 		{long: "keyserver-options", arg: "LIST", cat: catNet, usage: "timeout=SECONDS (default 30); ca-cert-file=FILE or hkp-cacert=FILE: trust only the CAs in FILE for hkps and WKD", set: addString(func(o *options) *[]string { return &o.net.ksOptions })},
 		{long: "auto-key-locate", arg: "LIST", cat: catNet, usage: "where -r EMAIL looks when the ring has no key: local, wkd, clear, nodefault (default: the ring only)", set: addString(func(o *options) *[]string { return &o.net.autoKeyLocate })},
@@ -367,14 +369,35 @@ func isAddress(spec string) bool {
 	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " =")
 }
 
-func cmdLocateKeys(st *state, o *options) error {
+func cmdLocateKeys(st *state, o *options) error { return locateKeys(st, o, false) }
+
+// locateKeys is --locate-keys, and with external --locate-external-keys
+// (gpg 2.2.17's: the same mechanisms with "local" taken out, so a key is
+// fetched again although the ring has one).
+func locateKeys(st *state, o *options, external bool) error {
+	name := "--locate-keys"
+	if external {
+		name = "--locate-external-keys"
+	}
 	if len(o.args) == 0 {
-		return usagef("--locate-keys needs EMAIL arguments")
+		return usagef("%s needs EMAIL arguments", name)
 	}
 	// gpg 2.2's default for --locate-keys: the ring, then the directory.
 	mech, err := locateMechanisms(o, []string{"local", "wkd"})
 	if err != nil {
 		return err
+	}
+	if external {
+		var ext []string
+		for _, m := range mech {
+			if m != "local" {
+				ext = append(ext, m)
+			}
+		}
+		if len(ext) == 0 {
+			return usagef("%s: --auto-key-locate names no mechanism but local", name)
+		}
+		mech = ext
 	}
 	ring, err := openRing(st, o)
 	if err != nil {
@@ -383,7 +406,7 @@ func cmdLocateKeys(st *state, o *options) error {
 	var specs []string
 	for _, email := range o.args {
 		if !isAddress(email) {
-			return usagef("--locate-keys %q: expected an email address", email)
+			return usagef("%s %q: expected an email address", name, email)
 		}
 		spec := addrSpec(email)
 		if err := locate(o, st, ring, mech, spec); err != nil {

@@ -83,6 +83,7 @@ type options struct {
 	hiddenRecipientFiles         []string
 	encryptTo, hiddenEncryptTo   []string
 	noEncryptTo                  bool
+	encryptToDefault             bool // --encrypt-to-default-key
 	recipientSelf                bool // --default-recipient-self with no -r: the signing default
 	recipientsByDefault          bool // recipients is --default-recipient, used as gpg does: unchecked
 	defaultRecipient             string
@@ -431,6 +432,7 @@ var baseOptions = []optDef{
 	{long: "hidden-recipient-file", short: 'F', arg: "FILE", cat: catEncrypt, usage: "like -f, but the message does not name the key", set: addString(func(o *options) *[]string { return &o.hiddenRecipientFiles })},
 	{long: "encrypt-to", arg: "KEY", cat: catEncrypt, usage: "also encrypt to KEY whenever there is another recipient (gpg.conf)", set: addString(func(o *options) *[]string { return &o.encryptTo })},
 	{long: "hidden-encrypt-to", arg: "KEY", cat: catEncrypt, usage: "like --encrypt-to, but the message does not name the key", set: addString(func(o *options) *[]string { return &o.hiddenEncryptTo })},
+	{long: "encrypt-to-default-key", cat: catEncrypt, usage: "also encrypt to the --default-key whenever there is another recipient, as --encrypt-to does", set: setBool(func(o *options) *bool { return &o.encryptToDefault })},
 	{long: "no-encrypt-to", cat: catEncrypt, usage: "ignore every --encrypt-to and --hidden-encrypt-to", set: setBool(func(o *options) *bool { return &o.noEncryptTo })},
 	{long: "default-recipient", arg: "KEY", cat: catEncrypt, usage: "encrypt to KEY when no -r is given", set: setString(func(o *options) *string { return &o.defaultRecipient })},
 	{long: "default-recipient-self", cat: catEncrypt, usage: "encrypt to the default key (--default-key, else the first secret key) when no -r is given", set: setBool(func(o *options) *bool { return &o.recipientSelf })},
@@ -1283,6 +1285,15 @@ func (o *options) check() (err error) {
 	// Who signs: -u, else --default-key.
 	if len(o.localUsers) == 0 && o.defaultKey != "" {
 		o.localUsers = []string{o.defaultKey}
+	}
+
+	// --encrypt-to-default-key: --default-key is an --encrypt-to too.
+	if o.encryptToDefault {
+		if o.defaultKey != "" {
+			o.encryptTo = append(o.encryptTo, o.defaultKey)
+		} else if o.encrypt {
+			o.confWarnings = append(o.confWarnings, "option '--encrypt-to-default-key' given, but option '--default-key' not given")
+		}
 	}
 
 	// Recipients: gpg.conf's defaults apply when none is named.

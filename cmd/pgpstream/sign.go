@@ -47,6 +47,17 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 	for _, spec := range specs {
 		k, err := ring.Lookup(spec, true)
 		if err != nil {
+			// gpg's lines for a -u with no secret key: INV_SGNR 9 (no
+			// secret key; 0 for another reason), then FAILURE sign
+			// with GPG_ERR_NO_SECKEY. GPGME reports the invalid signer.
+			if sw, serr := openStatus(st, o); serr == nil {
+				reason := 0
+				if errors.Is(err, keyring.ErrNoKey) {
+					reason = 9
+				}
+				sw.Write(status.InvSgnr{Reason: reason, Spec: status.Text(spec)})
+				statusFailureCode(sw, "sign", 17)
+			}
 			return nil, withHints(fmt.Errorf("--local-user %q: %w", spec, err), "list the secret keys you have with pgpstream --list-secret-keys")
 		}
 		keys = append(keys, k)
