@@ -227,7 +227,7 @@ func manExamples(r *roff) {
 
 func manFiles(r *roff) {
 	r.macro("SH", "FILES")
-	r.para("The home is --homedir DIR, else $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.pgpstream " +
+	r.para("The home is --homedir DIR, else $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.gnupg when it exists, else ~/.pgpstream " +
 		"(made with mode 0700). In it:")
 	for _, f := range [][2]string{
 		{"gpg.conf", "options read before the command line's (--options FILE instead, none with --no-options)"},
@@ -408,7 +408,7 @@ func manSafety(r *roff) {
 func manDifferences(r *roff) {
 	r.macro("SH", "DIFFERENCES FROM GPG")
 	for _, s := range []string{
-		"The default home is ~/.pgpstream, not ~/.gnupg; a GnuPG home works when named (--homedir, $GNUPGHOME), its files read, never written.",
+		"With no home named, an existing ~/.gnupg is the home, as for gpg; with none, pgpstream makes ~/.pgpstream, not ~/.gnupg. In a GnuPG home gpg's files are read, never written.",
 		"Messages are written with AES alone; Camellia, IDEA, 3DES, CAST5, Blowfish and Twofish are read, never written (see --version). Compression is off unless asked for (-z, --compress-algo).",
 		"--force-aead writes what gpg 2.4 writes; --force-seipdv2 writes RFC 9580 SEIPD v2, which gpg 2.2 and 2.4 cannot read.",
 		"-r or -u with a pattern that matches several keys is an error; gpg 2.2 takes the first.",

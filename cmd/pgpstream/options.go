@@ -472,7 +472,7 @@ var baseOptions = []optDef{
 	{long: "threads", arg: "N", cat: catEncrypt, usage: "AEAD chunks encrypted or decrypted at once (default: one per CPU)", set: setInt("threads", func(o *options) *int { return &o.threads })},
 
 	// Keys and passphrases.
-	{long: "homedir", arg: "DIR", cat: catKeys, usage: "key directory (default $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.pgpstream)", set: setString(func(o *options) *string { return &o.homedir })},
+	{long: "homedir", arg: "DIR", cat: catKeys, usage: "key directory (default $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.gnupg if it exists, else ~/.pgpstream)", set: setString(func(o *options) *string { return &o.homedir })},
 	{long: "options", arg: "FILE", cat: catKeys, usage: "read options from FILE instead of HOME/gpg.conf", set: setString(func(o *options) *string { return &o.optionsFile })},
 	{long: "no-options", cat: catKeys, usage: "read no gpg.conf", set: setBool(func(o *options) *bool { return &o.noOptions })},
 	{long: "passphrase", arg: "PW", cat: catKeys, usage: "the passphrase itself (visible to other users in ps: prefer --passphrase-file or --passphrase-fd)", set: func(o *options, v string) error { o.passphrase, o.passphraseSet = v, true; return nil }},
@@ -924,12 +924,13 @@ func profileOptions() []optDef {
 }
 
 // resolveHome decides the home directory: --homedir, else
-// $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.pgpstream. gpg's order is
-// --homedir, $GNUPGHOME, ~/.gnupg; pgpstream puts its own variable
-// first, since only someone who means pgpstream's keys sets it, and
-// keeps ~/.pgpstream as the default: ~/.gnupg holds a keybox and an
-// agent's key store that pgpstream cannot read yet, and pgpstream never
-// writes beside them unasked.
+// $PGPSTREAM_HOME, else $GNUPGHOME, else ~/.gnupg when it exists, else
+// ~/.pgpstream. gpg's order is --homedir, $GNUPGHOME, ~/.gnupg;
+// pgpstream puts its own variable first, since only someone who means
+// pgpstream's keys sets it. A gpg user's existing ~/.gnupg is where their
+// keys are, and pgpstream reads it as it is (keyring/gnupg.go) and never
+// writes gpg's files there; with none, pgpstream does not make one, and
+// keeps its keys in ~/.pgpstream.
 func resolveHome(flag string) (home, from string) {
 	switch {
 	case flag != "":
@@ -938,6 +939,12 @@ func resolveHome(flag string) (home, from string) {
 		return os.Getenv("PGPSTREAM_HOME"), "PGPSTREAM_HOME"
 	case os.Getenv("GNUPGHOME") != "":
 		return os.Getenv("GNUPGHOME"), "GNUPGHOME"
+	}
+	if u, err := os.UserHomeDir(); err == nil {
+		g := filepath.Join(u, ".gnupg")
+		if fi, err := os.Stat(g); err == nil && fi.IsDir() {
+			return g, "~/.gnupg, which exists"
+		}
 	}
 	return keyring.DefaultHome(), "default"
 }
