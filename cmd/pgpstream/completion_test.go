@@ -125,7 +125,7 @@ func TestBashCompletion(t *testing.T) {
 		line []string // the words, the last one being completed
 		want []string
 	}{
-		{[]string{"pgpstream", "--enc"}, []string{"--encrypt", "--encrypt-files", "--encrypt-to"}},
+		{[]string{"pgpstream", "--enc"}, []string{"--encrypt", "--encrypt-files", "--encrypt-to", "--encrypt-to-default-key"}},
 		{[]string{"pgpstream", "--cipher-algo", ""}, []string{"AES128", "AES192", "AES256"}},
 		{[]string{"pgpstream", "--cipher-algo", "=", "AES12"}, []string{"AES128"}},
 		{[]string{"pgpstream", "--homedir", "k"}, []string{"keys"}},
