@@ -8,18 +8,21 @@ import (
 	"testing"
 )
 
+// readWKD reads one of the Web Key Directory test keys (Joe's and Carol's).
+func readWKD(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/keys/wkd-" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // A server answering for one key with others: only the key asked for
 // (by its fingerprint, its key ID or a subkey's) is imported.
 func TestImportNamed(t *testing.T) {
 	const joeFpr = "916721A6C099E6BA852FAF80E94E607346A681E2"
-	read := func(name string) []byte {
-		b, err := os.ReadFile("../testdata/keys/wkd-" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	joe, carol := read("joe.asc"), read("carol.asc")
+	joe, carol := readWKD(t, "joe.asc"), readWKD(t, "carol.asc")
 	both := append(append([]byte{}, joe...), carol...)
 	for _, id := range []string{joeFpr, joeFpr[24:], "70B161250E9BE6F3"} { // the last: Joe's subkey
 		r, err := Open(t.TempDir())
@@ -52,14 +55,7 @@ func TestImportNamed(t *testing.T) {
 // A directory's answer: only the keys with a user ID for the address
 // looked up, with only those user IDs, armored or binary.
 func TestImportAddress(t *testing.T) {
-	read := func(name string) []byte {
-		b, err := os.ReadFile("../testdata/keys/wkd-" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	joe, carol := read("joe.asc"), read("carol.asc")
+	joe, carol := readWKD(t, "joe.asc"), readWKD(t, "carol.asc")
 	both := append(append([]byte{}, carol...), joe...)
 	for addr, want := range map[string]string{
 		"joe.doe@example.org": "Joe Doe <Joe.Doe@example.org>",
