@@ -79,7 +79,7 @@ func cmdEncrypt(st *state, o *options) error {
 	if o.textmode {
 		// gpg's --textmode: canonical text in a 't' literal packet,
 		// and text signatures over it.
-		in = newTextReader(in)
+		in = filter.NewTextReader(in)
 		opt.Literal.Format = 't'
 		opt.TextSignatures = true
 	}

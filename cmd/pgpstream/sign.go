@@ -221,7 +221,7 @@ func cmdSign(st *state, o *options, detached bool) error {
 	if o.textmode {
 		// gpg's --textmode: a text signature (0x01) over the canonical
 		// text, which a signed message carries in a 't' literal packet.
-		in = newTextReader(in)
+		in = filter.NewTextReader(in)
 		opt.Literal.Format = 't'
 		opt.Text = true
 	}

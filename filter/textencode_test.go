@@ -1,4 +1,4 @@
-package main
+package filter
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func TestTextReader(t *testing.T) {
 			iotest.OneByteReader,
 			iotest.HalfReader,
 		} {
-			got, err := io.ReadAll(wrap(newTextReader(strings.NewReader(tc.in))))
+			got, err := io.ReadAll(wrap(NewTextReader(strings.NewReader(tc.in))))
 			if err != nil || !bytes.Equal(got, []byte(tc.want)) {
 				t.Errorf("%.20q: got %.40q, %v; want %.40q", tc.in, got, err, tc.want)
 			}

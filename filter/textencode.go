@@ -1,4 +1,4 @@
-package main
+package filter
 
 import (
 	"bufio"
@@ -6,8 +6,9 @@ import (
 	"io"
 )
 
-// textReader is gpg 2.2's text_filter (g10/textfilter.c), what --textmode
-// puts in front of the data that -s, -b, -e and -c write: every line
+// NewTextReader returns r as gpg 2.2's text_filter (g10/textfilter.c)
+// gives it, what --textmode puts in front of the data that -s, -b, -e and
+// -c write: every line
 // ending becomes CR LF, with the CRs and LFs before it dropped ("a\r\r\n"
 // is "a\r\n"); a last line with no LF keeps none, and loses its trailing
 // CRs. Trailing spaces stay (gpg strips them only with --rfc2440-text).
@@ -17,7 +18,14 @@ import (
 // It reads lines with ReadSlice and copies each run once into its own
 // buffer; a line longer than the buffer is passed on in pieces, its
 // trailing CRs held back until the next piece shows whether a line
-// ending follows them.
+// ending follows them. (The other direction, text-mode literal data
+// back to LF on output, is textWriter in textmode.go; a cleartext
+// signature's canonical text, in clearsign.go, is a third rule: it drops
+// trailing spaces too.)
+func NewTextReader(r io.Reader) io.Reader {
+	return &textReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
 type textReader struct {
 	r    *bufio.Reader
 	buf  []byte
@@ -25,10 +33,6 @@ type textReader struct {
 	cr   int    // CRs held back at the end of a piece with no LF
 	err  error
 	done bool
-}
-
-func newTextReader(r io.Reader) *textReader {
-	return &textReader{r: bufio.NewReaderSize(r, 64<<10)}
 }
 
 var crs = bytes.Repeat([]byte{'\r'}, 64)
