@@ -78,31 +78,32 @@ side() {
 	ROW[$suite.$name]=$c
 }
 
+# both SUITE WORKVAR HARNESS: the harness with gpg (control), then with
+# pgpstream, each in its own scratch folder named by WORKVAR.
+both() {
+	local suite=$1 workvar=$2 harness=$3 n bin
+	for n in control pgpstream; do
+		bin=$GPG
+		[ $n = pgpstream ] && bin=$PGPSTREAM
+		declare -x "$workvar=$WORK/$suite/$n"
+		side "$suite" $n "$harness" "$bin"
+		unset "$workvar"
+	done
+}
+
 run_suite() {
 	local s=$1
 	case $s in
 	python-gnupg)
-		for n in control pgpstream; do
-			local bin=$GPG
-			[ $n = pgpstream ] && bin=$PGPSTREAM
-			PYGNUPG_WORK=$WORK/python-gnupg/$n side "$s" $n "$HARNESS/python-gnupg/run.sh" "$bin"
-		done ;;
+		both "$s" PYGNUPG_WORK "$HARNESS/python-gnupg/run.sh" ;;
 	pass)
-		for n in control pgpstream; do
-			local bin=$GPG
-			[ $n = pgpstream ] && bin=$PGPSTREAM
-			PASS_WORK=$WORK/pass/$n side "$s" $n "$HARNESS/password-store/run.sh" "$bin"
-		done ;;
+		both "$s" PASS_WORK "$HARNESS/password-store/run.sh" ;;
 	gpgme)
 		if [ ! -f "$GPGME_SUITE_SRC/tests/gpg/Makefile" ]; then
 			"$HARNESS/gpgme/setup.sh" >"$WORK/gpgme-setup.out" 2>&1 ||
 				{ say "gpgme: setup failed, see $WORK/gpgme-setup.out"; ROW[$s.control]="did not run"; ROW[$s.pgpstream]="did not run"; status=2; return; }
 		fi
-		for n in control pgpstream; do
-			local bin=$GPG
-			[ $n = pgpstream ] && bin=$PGPSTREAM
-			GPGME_SUITE_WORK=$WORK/gpgme/$n side "$s" $n "$HARNESS/gpgme/run.sh" "$bin"
-		done ;;
+		both "$s" GPGME_SUITE_WORK "$HARNESS/gpgme/run.sh" ;;
 	gnupg)
 		# gnupg-suite.sh runs its own gpg as the control, then PGPSTREAM.
 		say "gnupg: control and pgpstream (scripts/gnupg-suite.sh)"
