@@ -1362,38 +1362,19 @@ func checkName(usage byte) string {
 	return " simple checksum,"
 }
 
+// describeAttribute lists a user attribute packet (RFC 9580 §5.12),
+// whose subpackets are framed as a signature's are.
 func describeAttribute(b []byte) string {
-	var n int
+	sps, _ := packet.Subpackets(b)
+	count := len(sps)
 	var first []byte
-	count := 0
-	for len(b) > 0 {
-		l := int(b[0])
-		b = b[1:]
-		switch {
-		case l == 255:
-			if len(b) < 4 {
-				b = nil
-				continue
-			}
-			l = int(binary.BigEndian.Uint32(b))
-			b = b[4:]
-		case l >= 192:
-			if len(b) < 1 {
-				b = nil
-				continue
-			}
-			l = (l-192)<<8 + int(b[0]) + 192
-			b = b[1:]
+	if count > 0 {
+		// The type octet as written: attribute types have no critical bit.
+		typ := sps[0].Type
+		if sps[0].Critical {
+			typ |= 0x80
 		}
-		if l < 1 || l > len(b) {
-			break
-		}
-		if count == 0 {
-			first = b[:l]
-		}
-		count++
-		n += l
-		b = b[l:]
+		first = append([]byte{typ}, sps[0].Data...)
 	}
 	switch {
 	case count == 0:
