@@ -602,10 +602,7 @@ func (sh *sigHash) clone() (hash.Hash, error) {
 // goCryptoSignature parses sig's packet with go-crypto, which does the
 // public-key arithmetic.
 func goCryptoSignature(sig *packet.Signature) (*gcpacket.Signature, error) {
-	body := sig.Body
-	if sig.Version == 3 {
-		body = v3AsV4(body)
-	}
+	body := sig.V4Body()
 	// go-crypto parses no RIPEMD-160 signature; gpg 2.2 verifies them
 	// (GPGME's test messages have some). It is parsed as SHA-256 and
 	// given its own hash back: the hashed trailer is the packet's, and
@@ -631,10 +628,8 @@ func goCryptoSignature(sig *packet.Signature) (*gcpacket.Signature, error) {
 			gs.HashSuffix[3] = byte(packet.HashRIPEMD160)
 		}
 	}
-	if sig.Version == 3 {
-		// A v3 signature hashes its type and creation time after the
-		// data, and nothing else (RFC 4880 section 5.2.4).
-		gs.HashSuffix = append([]byte(nil), sig.Body[2:7]...)
+	if t := sig.V3Trailer(); t != nil {
+		gs.HashSuffix = append([]byte(nil), t...)
 	}
 	return gs, nil
 }
@@ -676,21 +671,6 @@ func verifyRSARIPEMD160(k *gcpacket.PublicKey, h hash.Hash, gs *gcpacket.Signatu
 		return errors.New("RSA verification failure")
 	}
 	return nil
-}
-
-// v3AsV4 rewrites the body of a v3 signature (packet.ParseSignature
-// checked its 19-byte header) as a v4 one with the same type, algorithms,
-// hash prefix and values, its creation time and issuer in subpackets, so
-// that go-crypto, which reads no v3 signature, does the arithmetic; the
-// caller puts the v3 hash suffix back. gpg 2.2 verifies v3 signatures,
-// and so do GnuPG's own tests; pgpstream never makes one.
-func v3AsV4(b []byte) []byte {
-	out := []byte{4, b[2], b[15], b[16], 0, 6, 5, 2}
-	out = append(out, b[3:7]...)    // hashed: creation time
-	out = append(out, 0, 10, 9, 16) // unhashed: issuer key ID
-	out = append(out, b[7:15]...)   //
-	out = append(out, b[17:19]...)  // hash prefix
-	return append(out, b[19:]...)   // the signature's MPIs
 }
 
 // crlfWriter canonicalizes text for a text-mode signature (RFC 9580

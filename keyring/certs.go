@@ -251,13 +251,15 @@ func exportable(b *block) *block {
 // verification. go-crypto refuses a non-exportable certification
 // outright, so one is read with its flag set and its hashed data then put
 // back as signed (RFC 9580 section 5.2.4: the hashed part of the packet
-// and a trailer), which is all verification reads of it.
+// and a trailer), which is all verification reads of it. It reads no v3
+// signature either: one is read in its v4 form with the v3 trailer (see
+// pgppacket.Signature.V4Body).
 func readSignature(p rawPacket) (*packet.Signature, *pgppacket.Signature, error) {
 	ours, err := pgppacket.ParseSignature(p.body, -1)
 	if err != nil {
 		return nil, nil, err
 	}
-	body := p.body
+	body := ours.V4Body()
 	if ours.Local {
 		body = append([]byte(nil), body...)
 		body[ours.LocalAt] = 1
@@ -270,7 +272,10 @@ func readSignature(p rawPacket) (*packet.Signature, *pgppacket.Signature, error)
 	if !ok {
 		return nil, nil, fmt.Errorf("%w: not a signature", ErrMalformed)
 	}
-	if ours.Local {
+	switch {
+	case ours.Version == 3:
+		sig.HashSuffix = append([]byte(nil), ours.V3Trailer()...)
+	case ours.Local:
 		sig.HashSuffix = hashSuffix(p.body, ours)
 	}
 	return sig, ours, nil

@@ -277,17 +277,17 @@ func (r *Ring) newKey(pub, sec *block) (*Key, error) {
 func (k *Key) refresh() error {
 	own := ownView(k.pub)
 	view := policyView(own, k.allowWeak)
-	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(view.bytes())))
+	e, err := readEntity(view)
 	if err != nil {
-		return fmt.Errorf("reading certificate: %w", err)
+		return err
 	}
 	k.ent, k.whole = e, e
 	if view != own {
 		// Decryption does not judge the certificate: a message sent to
 		// the key opens with its secret part whatever the policy says
 		// about the signatures that bind it.
-		if k.whole, err = v2.ReadEntity(packet.NewReader(bytes.NewReader(own.bytes()))); err != nil {
-			return fmt.Errorf("reading certificate: %w", err)
+		if k.whole, err = readEntity(own); err != nil {
+			return err
 		}
 	}
 	k.uids = nil

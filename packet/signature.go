@@ -286,6 +286,38 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 	return s, nil
 }
 
+// V4Body returns the body of a v3 signature rewritten as a v4 one with
+// the same type, algorithms, hash prefix and values, its creation time
+// in a hashed subpacket and its issuer in an unhashed one, so that a
+// reader of v4 signatures only (go-crypto) can do the public-key
+// arithmetic; with the hashed trailer set to V3Trailer, what it checks
+// is the v3 signature. Other versions come back as they are. gpg 2.2
+// verifies v3 signatures over data and v3 subkey bindings (PGP 5 made
+// them); pgpstream never makes one.
+func (s *Signature) V4Body() []byte {
+	if s.Version != 3 {
+		return s.Body
+	}
+	b := s.Body // ParseSignature checked its 19-octet header
+	out := make([]byte, 0, 4+2+6+2+10+len(b)-17)
+	out = append(out, 4, b[2], b[15], b[16])
+	out = append(out, 0, 6, 5, subCreationTime) // hashed: the creation time
+	out = append(out, b[3:7]...)
+	out = append(out, 0, 10, 9, subIssuerKeyID) // unhashed: the issuer
+	out = append(out, b[7:15]...)
+	return append(out, b[17:]...) // the hash prefix and the values
+}
+
+// V3Trailer is what a v3 signature hashes after the signed data: its
+// type and creation time, and nothing else (RFC 4880 §5.2.4); nil for
+// other versions.
+func (s *Signature) V3Trailer() []byte {
+	if s.Version != 3 {
+		return nil
+	}
+	return s.Body[2:7:7]
+}
+
 // Subpacket types read here (RFC 9580 §5.2.3.7).
 const (
 	subCreationTime      = 2
