@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -558,20 +559,35 @@ func syscallsIn(t *testing.T, trace string) string {
 		t.Fatal(err)
 	}
 	var calls []string
+	pending := map[string]int{} // pid -> index in calls of its unfinished call
 	for _, line := range strings.Split(string(b), "\n") {
 		// A call that another thread interrupts is split into an
 		// "unfinished" line, which names it, and a "resumed" line,
-		// which does not: count the first. A call that failed
-		// (unlink of a name that is not there) is not counted.
+		// which holds its result: count the first, and take it back
+		// when the second says it failed. A call that failed (unlink
+		// of a name that is not there, linkat of a name that exists)
+		// is not counted.
+		pid, _, _ := strings.Cut(line, " ")
+		if strings.Contains(line, " resumed>") {
+			if i, ok := pending[pid]; ok && strings.Contains(line, "= -1 ") {
+				calls[i] = ""
+			}
+			delete(pending, pid)
+			continue
+		}
 		if strings.Contains(line, "= -1 ") {
 			continue
 		}
 		for _, c := range []string{"O_TMPFILE", "sync_file_range(", "fsync(", "unlink", "linkat(", "rename", "ftruncate("} {
 			if strings.Contains(line, c) {
+				if strings.Contains(line, "<unfinished ...>") {
+					pending[pid] = len(calls)
+				}
 				calls = append(calls, strings.TrimSuffix(c, "("))
 				break
 			}
 		}
 	}
+	calls = slices.DeleteFunc(calls, func(c string) bool { return c == "" })
 	return strings.Join(calls, " ")
 }
