@@ -259,6 +259,16 @@ func readSignature(p rawPacket) (*packet.Signature, *pgppacket.Signature, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	sig, err := goSignature(p, ours)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sig, ours, nil
+}
+
+// goSignature is readSignature's go-crypto reading of p, which ours
+// already parsed.
+func goSignature(p rawPacket, ours *pgppacket.Signature) (*packet.Signature, error) {
 	body := ours.V4Body()
 	if ours.Local {
 		body = append([]byte(nil), body...)
@@ -266,11 +276,11 @@ func readSignature(p rawPacket) (*packet.Signature, *pgppacket.Signature, error)
 	}
 	pk, err := packet.Read(bytes.NewReader(withHeader(rawPacket{tag: p.tag, body: body})))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sig, ok := pk.(*packet.Signature)
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: not a signature", ErrMalformed)
+		return nil, fmt.Errorf("%w: not a signature", ErrMalformed)
 	}
 	switch {
 	case ours.Version == 3:
@@ -278,7 +288,7 @@ func readSignature(p rawPacket) (*packet.Signature, *pgppacket.Signature, error)
 	case ours.Local:
 		sig.HashSuffix = hashSuffix(p.body, ours)
 	}
-	return sig, ours, nil
+	return sig, nil
 }
 
 // hashSuffix is what a v4, v5 or v6 signature hashes after the signed

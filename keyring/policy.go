@@ -20,6 +20,7 @@ var SHA1SelfSigCutoff = time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC)
 
 // Signature types (RFC 9580 section 5.2.1) the key policy tells apart.
 const (
+	sigSubkeyBinding    = 0x18
 	sigKeyRevocation    = 0x20
 	sigSubkeyRevocation = 0x28
 	sigCertRevocation   = 0x30

@@ -10,10 +10,6 @@ import (
 	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
-// sigSubkeyBinding is the subkey binding signature type (RFC 9580
-// section 5.2.1.8).
-const sigSubkeyBinding = 0x18
-
 // readEntity reads b with go-crypto, then gives it the v3 subkey
 // signatures go-crypto's reader skips (see withV3Subkeys).
 func readEntity(b *block) (*v2.Entity, error) {
@@ -30,7 +26,7 @@ func readEntity(b *block) (*v2.Entity, error) {
 // keys with v3 signatures, which gpg 2.2 accepts; go-crypto reads v4 and
 // later only and skips them, leaving such a subkey unbound, so it could
 // neither be encrypted to nor decrypt. Each signature is read by
-// readSignature, in its v4 form with the v3 hashed trailer, and left
+// goSignature, in its v4 form with the v3 hashed trailer, and left
 // unverified: go-crypto checks it as it checks the others
 // (LatestValidBindingSignature, Revoked), against the primary key and
 // over what the primary key signed, so a forged or foreign one binds
@@ -48,7 +44,7 @@ func withV3Subkeys(e *v2.Entity, b *block) {
 					break
 				}
 			}
-			gs, _, err := readSignature(p)
+			gs, err := goSignature(p, s)
 			if err != nil {
 				continue // an algorithm or hash go-crypto cannot check
 			}

@@ -137,3 +137,33 @@ func TestPubKeyAlgoNames(t *testing.T) {
 		}
 	}
 }
+
+// TestV3AsV4 rewrites a v3 subkey binding laid out as PGP 5 wrote the
+// one in GnuPG's tests (DSA, SHA-1; the MPI cut to two bytes): the v4
+// form carries the same fields, and the trailer is the type and time.
+func TestV3AsV4(t *testing.T) {
+	v3, err := hex.DecodeString("030518350f3f16d634136e439f02ca1102abcd0008ff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSignature(v3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v4, err := ParseSignature(s.V4Body(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v4.Version != 4 || v4.SigType != s.SigType || v4.PubKeyAlgo != 17 || v4.Hash != HashSHA1 ||
+		v4.IssuerKeyID != 0xd634136e439f02ca || !v4.Created.Equal(time.Unix(0x350f3f16, 0)) ||
+		v4.HashPrefix != [2]byte{0xab, 0xcd} || !bytes.HasSuffix(v4.Body, []byte{0, 8, 0xff}) {
+		t.Fatalf("%+v", v4)
+	}
+	if got := s.V3Trailer(); !bytes.Equal(got, []byte{0x18, 0x35, 0x0f, 0x3f, 0x16}) {
+		t.Fatalf("trailer %x", got)
+	}
+	b := gpgSig(t)
+	if g, err := ParseSignature(b, 0); err != nil || !bytes.Equal(g.V4Body(), b) || g.V3Trailer() != nil {
+		t.Fatal("a v4 signature is not left as it is")
+	}
+}
