@@ -75,8 +75,18 @@ func TestHashAlgo(t *testing.T) {
 
 func FuzzParseSignature(f *testing.F) {
 	f.Add(gpgSig(f))
+	f.Add([]byte{3, 5, 0x18, 0x35, 0x0f, 0x3f, 0x16, 0xd6, 0x34, 0x13, 0x6e, 0x43, 0x9f, 0x02, 0xca, 17, 2, 0xab, 0xcd, 0, 8, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ParseSignature(b, 0)
+		s, err := ParseSignature(b, 0)
+		if err != nil || s.Version != 3 {
+			return
+		}
+		// What is read as v3 reads back as v4 with the same fields.
+		v4, err := ParseSignature(s.V4Body(), 0)
+		if err != nil || v4.SigType != s.SigType || v4.IssuerKeyID != s.IssuerKeyID ||
+			!v4.Created.Equal(s.Created) || v4.HashPrefix != s.HashPrefix {
+			t.Fatalf("v3 %+v read back as %+v (%v)", s, v4, err)
+		}
 	})
 }
 
