@@ -1325,8 +1325,12 @@ func (o *options) check() (err error) {
 	} else {
 		o.recipientSelf = false
 	}
-	if named && !o.encrypt && (o.cmd == "encrypt" || o.cmd == "sign" || o.cmd == "detach-sign") {
-		return usagef("--recipient given without --encrypt")
+	if named && !o.encrypt && (o.cmd == "encrypt" || o.cmd == "sign" || o.cmd == "detach-sign" || o.cmd == "clear-sign") {
+		// As gpg: recipients a command does not encrypt to are
+		// ignored, with a warning (-q silences it). Nothing is
+		// encrypted to them, so nothing they would need is lost.
+		o.confWarnings = append(o.confWarnings, "recipients (-r) given without using public key encryption")
+		o.recipients, o.hiddenRecipients, o.recipientFiles, o.hiddenRecipientFiles = nil, nil, nil, nil
 	}
 	if o.throwKeyIDs {
 		o.hiddenRecipients = append(o.hiddenRecipients, o.recipients...)
