@@ -122,6 +122,10 @@ func cmdExport(st *state, o *options, secret bool) error {
 	return out.commit()
 }
 
+// quickGenDefaultExpire is how long a key from --quick-gen-key lasts
+// when no EXPIRE is given: gpg 2.2's default_expiration_interval.
+const quickGenDefaultExpire = "2y"
+
 func cmdGenKey(st *state, o *options) error {
 	args := o.args
 	if len(args) < 1 || len(args) > 4 {
@@ -134,13 +138,18 @@ func cmdGenKey(st *state, o *options) error {
 	if len(args) > 2 {
 		opt.Usage = args[2]
 	}
-	if len(args) > 3 {
-		exp, err := parseExpireArg(args[3])
-		if err != nil {
-			return err
-		}
-		opt.Expires = exp
+	// EXPIRE absent, empty or "-" is gpg 2.2's default: the primary key
+	// expires in 2 years, the subkey never (gpg 2.4 makes it 3 years).
+	// "never" makes a key that does not expire.
+	expire := quickGenDefaultExpire
+	if len(args) > 3 && args[3] != "" && args[3] != "-" {
+		expire = args[3]
 	}
+	exp, err := parseExpireArg(expire)
+	if err != nil {
+		return err
+	}
+	opt.Expires = exp
 	opt.V6 = o.keyVersion == 6 // 4 or 6 (options.check)
 	pass, err := newKeyPassphrase(st, o, args[0])
 	if err != nil {
