@@ -461,11 +461,41 @@ func (ed *editor) addUserID(uid string) error {
 	return nil
 }
 
-// RevokeUserID revokes the user ID uid (exactly as stored) of the key with
-// full fingerprint fpr with a certification revocation ("user ID is no
-// longer valid"). As gpg does, the last valid user ID cannot be revoked.
+// RevokeUserID revokes the user ID uid (exactly as stored, or by its name
+// hash: see userIDNamed) of the key with full fingerprint fpr with a
+// certification revocation ("user ID is no longer valid"). As gpg does,
+// the last valid user ID cannot be revoked.
 func (r *Ring) RevokeUserID(fpr, uid string, pass PassphraseFunc) error {
-	return r.edit(fpr, pass, func(ed *editor) error { return ed.revokeUserID(uid, packet.UserIDNotValid, "") })
+	return r.edit(fpr, pass, func(ed *editor) error {
+		return ed.revokeUserID(ed.k.userIDNamed(uid), packet.UserIDNotValid, "")
+	})
+}
+
+// SetPrimaryUserID makes uid (exactly as stored, or by its name hash) the
+// primary user ID of the key with full fingerprint fpr, as gpg's
+// --quick-set-primary-uid does (see Session.SetPrimaryUserID).
+func (r *Ring) SetPrimaryUserID(fpr, uid string, pass PassphraseFunc) error {
+	return r.edit(fpr, pass, func(ed *editor) error { return ed.setPrimary(ed.k.userIDNamed(uid)) })
+}
+
+// userIDNamed is the user ID that spec names, as gpg's quick commands find
+// one: the user ID exactly as stored, or its name hash (40 hex digits,
+// the uid record's field 8: RIPEMD-160 of the user ID). Anything else
+// is returned as it is, for the caller to report as not found.
+func (k *Key) userIDNamed(spec string) string {
+	for _, u := range k.uids {
+		if u == spec {
+			return u
+		}
+	}
+	if len(spec) == 40 {
+		for _, u := range k.uids {
+			if strings.EqualFold(uidHash(u), spec) {
+				return u
+			}
+		}
+	}
+	return spec
 }
 
 // revokeUserID revokes uid with a certification revocation giving reason

@@ -140,7 +140,17 @@ func TestEditKey(t *testing.T) {
 	if _, err := r.Recipients("a2@example.org"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.RevokeUserID(fpr, "A <a@example.org>", pass); err != nil {
+	// gpg's quick commands name a user ID exactly or by its name hash.
+	if err := r.SetPrimaryUserID(fpr, strings.ToLower(uidHash("A2 <a2@example.org>")), pass); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := r.Lookup(fpr, false); err != nil || k.PrimaryUserID() != "A2 <a2@example.org>" {
+		t.Fatalf("after SetPrimaryUserID: %v %q", err, k.PrimaryUserID())
+	}
+	if err := r.SetPrimaryUserID(fpr, "C <c@example.org>", pass); err == nil {
+		t.Fatal("a user ID the key lacks was made primary")
+	}
+	if err := r.RevokeUserID(fpr, uidHash("A <a@example.org>"), pass); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.RevokeUserID(fpr, "A2 <a2@example.org>", pass); err == nil {

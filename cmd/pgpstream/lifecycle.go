@@ -119,7 +119,11 @@ func cmdQuickAddUID(lc *lifeCtx) error {
 	if err != nil {
 		return err
 	}
-	err = ring.AddUserID(lc.args[0], lc.args[1], lc.passFunc())
+	fpr, err := lc.keyFpr(ring, lc.args[0])
+	if err != nil {
+		return err
+	}
+	err = ring.AddUserID(fpr, lc.args[1], lc.passFunc())
 	if errors.Is(err, keyring.ErrUserIDExists) {
 		// gpg's wording.
 		return errors.New("Such a user ID already exists on this key!")
@@ -136,7 +140,51 @@ func cmdQuickRevokeUID(lc *lifeCtx) error {
 	if err != nil {
 		return err
 	}
-	return ring.RevokeUserID(lc.args[0], lc.args[1], lc.passFunc())
+	fpr, err := lc.keyFpr(ring, lc.args[0])
+	if err != nil {
+		return err
+	}
+	return ring.RevokeUserID(fpr, lc.args[1], lc.passFunc())
+}
+
+// cmdQuickSetPrimaryUID is gpg's --quick-set-primary-uid KEY UID.
+func cmdQuickSetPrimaryUID(lc *lifeCtx) error {
+	if len(lc.args) != 2 {
+		return usageError{msg: "--quick-set-primary-uid takes a key and the user ID to make primary", hints: []string{`pgpstream --quick-set-primary-uid FINGERPRINT "Name <mail@example.org>"`}}
+	}
+	ring, err := lc.ring()
+	if err != nil {
+		return err
+	}
+	fpr, err := lc.keyFpr(ring, lc.args[0])
+	if err != nil {
+		return err
+	}
+	return ring.SetPrimaryUserID(fpr, lc.args[1], lc.passFunc())
+}
+
+// keyFpr is the fingerprint of the key spec names for the commands that
+// change a user ID. As gpg's quick commands, they take any specification
+// (a fingerprint, "=Name <mail>", an address) that names exactly one key
+// with its secret part; the commands that change keys themselves
+// (--quick-set-expire, --quick-add-key) take only a fingerprint, in gpg
+// as here.
+func (lc *lifeCtx) keyFpr(ring *keyring.Ring, spec string) (string, error) {
+	if isFullFingerprint(spec) {
+		return spec, nil
+	}
+	k, err := ring.Lookup(spec, true)
+	if err != nil {
+		return "", err
+	}
+	return k.Fingerprint(), nil
+}
+
+// isFullFingerprint reports whether s is a v4 or v6 fingerprint in hex
+// (with or without 0x), which the ring's editors take as it is.
+func isFullFingerprint(s string) bool {
+	s = strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789ABCDEF") == ""
 }
 
 // cmdGenRevoke is gpg's --generate-revocation (--gen-revoke) KEY. Like

@@ -15,9 +15,10 @@ var lifecycleOpts = []optDef{
 	{long: "quick-set-expire", kind: kCommand, cat: catCommand, usage: "FPR EXPIRE [SUBFPR...|*]: set when the key (or the named subkeys, or all) expires"},
 	{long: "quick-add-key", kind: kCommand, cat: catCommand, usage: "FPR [ALGO [USAGE [EXPIRE]]]: add a subkey"},
 	{long: "quick-addkey", alias: "quick-add-key", kind: kCommand, hidden: true},
-	{long: "quick-add-uid", kind: kCommand, cat: catCommand, usage: "FPR NEWUID: add a user ID"},
+	{long: "quick-add-uid", kind: kCommand, cat: catCommand, usage: "KEY NEWUID: add a user ID"},
 	{long: "quick-adduid", alias: "quick-add-uid", kind: kCommand, hidden: true},
-	{long: "quick-revoke-uid", kind: kCommand, cat: catCommand, usage: "FPR UID: revoke a user ID"},
+	{long: "quick-revoke-uid", kind: kCommand, cat: catCommand, usage: "KEY UID: revoke a user ID (UID as listed, or its hash from the uid record)"},
+	{long: "quick-set-primary-uid", kind: kCommand, cat: catCommand, usage: "KEY UID: make a user ID the primary one"},
 	{long: "quick-revuid", alias: "quick-revoke-uid", kind: kCommand, hidden: true},
 	{long: "generate-revocation", kind: kCommand, cat: catCommand, usage: "KEY: write a revocation certificate (asks for a reason on standard input; not in --batch)"},
 	{long: "gen-revoke", alias: "generate-revocation", kind: kCommand, hidden: true},
@@ -40,6 +41,8 @@ func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 		run = cmdQuickAddUID
 	case "quick-revoke-uid":
 		run = cmdQuickRevokeUID
+	case "quick-set-primary-uid":
+		run = cmdQuickSetPrimaryUID
 	case "generate-revocation":
 		run = cmdGenRevoke
 	case "export-ssh-key":
