@@ -344,3 +344,22 @@ func (c *Conn) Passwd(grip keygrip.Grip, oldPass, newPass []byte) error {
 	_, err := c.Transact("PASSWD " + grip.String())
 	return err
 }
+
+// DeleteKey removes the secret key of grip from the agent's store, as
+// gpg's --delete-secret-keys does. Without force the agent asks its user
+// to confirm through the pinentry (gpg passes --force only with --yes);
+// desc is what that prompt says.
+func (c *Conn) DeleteKey(grip keygrip.Grip, desc string, force bool) error {
+	if desc != "" {
+		if _, err := c.Transact("SETKEYDESC " + escapeArg(desc)); err != nil {
+			return err
+		}
+	}
+	cmd := "DELETE_KEY "
+	if force {
+		cmd += "--force "
+	}
+	defer c.mayAsk()()
+	_, err := c.Transact(cmd + grip.String())
+	return err
+}

@@ -498,6 +498,30 @@ func keyboxPackets(data []byte) ([]rawPacket, error) {
 	return splitPackets(all)
 }
 
+// agentDeleteSecret deletes from gpg-agent the secret parts it holds of
+// k's primary key and subkeys, as gpg's --delete-secret-keys does (the
+// agent removes its own files). Without force the agent asks its user
+// first, through the pinentry, with gpg's question.
+func (k *Key) agentDeleteSecret(force bool) error {
+	a := k.agent
+	for _, pk := range k.publicKeys() {
+		if _, held := a.holds(pk, true); !held {
+			continue
+		}
+		g, _ := a.grip(pk)
+		desc := fmt.Sprintf("Do you really want to permanently delete the OpenPGP secret key:\n\"%s\"\nkey %X?", k.PrimaryUserID(), pk.Fingerprint)
+		if err := a.conn.DeleteKey(g, desc, force); err != nil {
+			return fmt.Errorf("keyring: deleting secret key %X failed: %w", pk.Fingerprint, err)
+		}
+		if a.held != nil {
+			delete(a.held, g)
+		} else {
+			a.asked[g] = false
+		}
+	}
+	return nil
+}
+
 // agentPasswd changes the passphrase of the (sub)keys of the key with
 // full fingerprint fpr that gpg-agent holds, as gpg --passwd does (the
 // agent re-protects its own files). handled is false when the key is not

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,12 +126,10 @@ func TestGnuPGRings(t *testing.T) {
 		}
 	}
 
-	// Deletion and export of what gpg keeps are refused.
-	if _, err := r.Delete([]string{rsa}, true); err == nil || !strings.Contains(err.Error(), "gpg --delete-keys") {
+	// Deletion of what gpg's keybox holds and export of what gpg-agent
+	// holds are refused (TestGnuPGDeleteSecret deletes through the agent).
+	if _, err := r.Delete([]string{rsa}, true, true); err == nil || !strings.Contains(err.Error(), "gpg --delete-keys") {
 		t.Errorf("Delete of gpg's key: %v", err)
-	}
-	if _, err := r.DeleteSecret([]string{rsa}); err == nil || !strings.Contains(err.Error(), "gpg --delete-secret-keys") {
-		t.Errorf("DeleteSecret of the agent's key: %v", err)
 	}
 	if err := r.Export(&bytes.Buffer{}, []string{rsa}, true, false); err == nil || !strings.Contains(err.Error(), "gpg --export-secret-keys") {
 		t.Errorf("secret export of the agent's key: %v", err)
@@ -165,6 +164,43 @@ func TestGnuPGRings(t *testing.T) {
 	}
 	if all, _ := r.Select(nil, false); len(all) != 3 {
 		t.Errorf("%d keys after the update, want 3", len(all))
+	}
+}
+
+// TestGnuPGDeleteSecret deletes the secret parts gpg-agent holds, as
+// gpg --delete-secret-keys does: the agent's key files go, the public key
+// stays, and gpg sees no secret key any more. A subkey's fingerprint
+// names the whole key.
+func TestGnuPGDeleteSecret(t *testing.T) {
+	h := gnupgtest.New(t)
+	t.Cleanup(func() { killAgent(h.Dir) })
+	fpr := h.GenKey("Del <del@gpg.test>", "ed25519", "cv25519", "")
+	grips := h.Keygrips(fpr)
+	r, err := Open(h.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := r.Lookup(fpr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := fmt.Sprintf("%X", k.Entity().Subkeys[0].PublicKey.Fingerprint)
+	if n, err := r.DeleteSecret([]string{sub}, true); err != nil || n != 1 {
+		t.Fatalf("DeleteSecret by the subkey's fingerprint: %d, %v", n, err)
+	}
+	for _, g := range grips {
+		if _, err := os.Stat(filepath.Join(h.Dir, "private-keys-v1.d", g+".key")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s.key is still there (%v)", g, err)
+		}
+	}
+	if out := h.Run(nil, "gpg", "--batch", "--with-colons", "--list-secret-keys"); len(out) != 0 {
+		t.Errorf("gpg still lists secret keys:\n%s", out)
+	}
+	if out := h.Run(nil, "gpg", "--batch", "--with-colons", "--list-keys", fpr); !bytes.Contains(out, []byte("pub:")) {
+		t.Errorf("the public key is gone:\n%s", out)
+	}
+	if _, err := r.DeleteSecret([]string{fpr}, true); !errors.Is(err, ErrNoKey) {
+		t.Errorf("DeleteSecret again: %v", err)
 	}
 }
 

@@ -74,13 +74,13 @@ func TestDeleteSubkey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Delete([]string{sub + "!"}, false); !errors.Is(err, ErrHasSecret) {
+	if _, err := r.Delete([]string{sub + "!"}, false, false); !errors.Is(err, ErrHasSecret) {
 		t.Fatalf("public subkey deleted before its secret part: %v", err)
 	}
-	if n, err := r.DeleteSecret([]string{sub + "!"}); n != 1 || err != nil {
+	if n, err := r.DeleteSecret([]string{sub + "!"}, false); n != 1 || err != nil {
 		t.Fatalf("DeleteSecret(%s!): %d, %v", sub, n, err)
 	}
-	if n, err := r.Delete([]string{sub + "!"}, false); n != 1 || err != nil {
+	if n, err := r.Delete([]string{sub + "!"}, false, false); n != 1 || err != nil {
 		t.Fatalf("Delete(%s!): %d, %v", sub, n, err)
 	}
 	k = r.byFingerprint(k.Fingerprint())

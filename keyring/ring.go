@@ -787,10 +787,12 @@ func (hasSecretError) Is(target error) bool { return target == ErrHasSecret }
 
 var ErrNotFingerprint = errors.New("keys are deleted only by full fingerprint")
 
-// byFingerprints resolves full primary-key fingerprints (40 or 64 hex
-// digits, optional 0x, spaces allowed), each to its one key. Deletion
-// takes nothing else: gpg refuses any other specification in batch mode,
-// and a pattern such as "example" could name every key in the ring.
+// byFingerprints resolves full fingerprints (40 or 64 hex digits,
+// optional 0x, spaces allowed), each to its one key: a primary key's, or
+// a subkey's, which names the whole key as in gpg. Deletion takes nothing
+// else: gpg refuses any other specification in batch mode, and a pattern
+// such as "example" could name every key in the ring. With secret, a key
+// whose secret part only gpg-agent holds is one too.
 func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
 	if len(fprs) == 0 {
 		return nil, fmt.Errorf("keyring: delete needs at least one fingerprint")
@@ -802,10 +804,10 @@ func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
 			return nil, fmt.Errorf("keyring: %q: %w", f, ErrNotFingerprint)
 		}
 		k := r.byFingerprint(strings.ToUpper(hex.EncodeToString(b)))
-		if k != nil && secret && k.sec == nil && k.inAgent(true) {
-			return nil, k.inAgentError("delete it with gpg --delete-secret-keys")
+		if k == nil {
+			k, _ = r.bySubkeyFingerprint(b)
 		}
-		if k == nil || (secret && k.sec == nil) {
+		if k == nil || (secret && k.sec == nil && !k.inAgent(true)) {
 			return nil, noKey(f, secret)
 		}
 		out = append(out, k)
@@ -815,9 +817,9 @@ func (r *Ring) byFingerprints(fprs []string, secret bool) ([]*Key, error) {
 
 // Delete removes the keys with the given full fingerprints and returns
 // how many it removed. Like gpg, it refuses to delete a public key whose
-// secret part is in the ring unless secretToo is set, since that would
-// strand the secret key.
-func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
+// secret part is in the ring or in gpg-agent unless secretToo is set,
+// since that would strand the secret key; force is DeleteSecret's.
+func (r *Ring) Delete(fingerprints []string, secretToo, force bool) (int, error) {
 	n := 0
 	err := r.update(publicFirst, func() (bool, error) {
 		subs, fingerprints, err := r.deleteSubkeys(fingerprints, false)
@@ -833,13 +835,17 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 			if k.from != "" {
 				return false, k.inGnuPGError("delete it with gpg --delete-keys")
 			}
-			if k.sec == nil && k.inAgent(true) {
-				return false, k.inAgentError("delete it with gpg --delete-secret-and-public-keys")
-			}
-			if k.sec != nil && !secretToo {
+			if (k.sec != nil || k.inAgent(true)) && !secretToo {
 				return false, hasSecretError(k.Fingerprint())
 			}
 			drop[k] = true
+		}
+		for k := range drop {
+			if k.sec == nil && k.inAgent(true) {
+				if err := k.agentDeleteSecret(force); err != nil {
+					return false, err
+				}
+			}
 		}
 		var keep []*Key
 		for _, k := range r.keys {
@@ -856,8 +862,10 @@ func (r *Ring) Delete(fingerprints []string, secretToo bool) (int, error) {
 
 // DeleteSecret removes only the secret part of the keys with the given
 // full fingerprints, leaving their certificates in the public ring, and
-// returns how many it removed.
-func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
+// returns how many it removed. The secret parts gpg-agent holds it asks
+// the agent to delete, as gpg does: with force, at once (gpg's --yes);
+// without, the agent first asks its user through the pinentry.
+func (r *Ring) DeleteSecret(fingerprints []string, force bool) (int, error) {
 	n := 0
 	err := r.update(publicFirst, func() (bool, error) {
 		subs, fingerprints, err := r.deleteSubkeys(fingerprints, true)
@@ -868,14 +876,23 @@ func (r *Ring) DeleteSecret(fingerprints []string) (int, error) {
 		if err != nil {
 			return false, err
 		}
+		changed := n > 0
 		for _, k := range sel {
+			if k.sec == nil { // held by gpg-agent (byFingerprints)
+				if err := k.agentDeleteSecret(force); err != nil {
+					return changed, err
+				}
+				n++
+				continue
+			}
 			k.sec = nil
 			if err := k.refresh(); err != nil {
 				return false, err
 			}
+			n++
+			changed = true
 		}
-		n += len(sel)
-		return n > 0, nil
+		return changed, nil
 	})
 	return n, err
 }

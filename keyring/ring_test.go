@@ -107,20 +107,20 @@ func TestSelectAndDelete(t *testing.T) {
 	// primary key's "!" form could name keys the caller did not mean (a
 	// subkey's "FPR!" deletes that subkey: TestDeleteSubkey).
 	for _, spec := range []string{"rsa@gpg.test", "gpg.test", "1F060F8EF634804B", gpgRSAFpr + "!"} {
-		if _, err := r.Delete([]string{spec}, true); !errors.Is(err, ErrNotFingerprint) {
+		if _, err := r.Delete([]string{spec}, true, false); !errors.Is(err, ErrNotFingerprint) {
 			t.Fatalf("Delete(%q): %v", spec, err)
 		}
-		if _, err := r.DeleteSecret([]string{spec}); !errors.Is(err, ErrNotFingerprint) {
+		if _, err := r.DeleteSecret([]string{spec}, false); !errors.Is(err, ErrNotFingerprint) {
 			t.Fatalf("DeleteSecret(%q): %v", spec, err)
 		}
 	}
-	if _, err := r.Delete([]string{gpgRSAFpr}, false); err == nil || !strings.Contains(err.Error(), "secret") {
+	if _, err := r.Delete([]string{gpgRSAFpr}, false, false); err == nil || !strings.Contains(err.Error(), "secret") {
 		t.Fatalf("deleting a key with a secret part: %v", err)
 	}
-	if n, err := r.DeleteSecret([]string{"0x" + strings.ToLower(gpgRSAFpr)}); err != nil || n != 1 {
+	if n, err := r.DeleteSecret([]string{"0x" + strings.ToLower(gpgRSAFpr)}, false); err != nil || n != 1 {
 		t.Fatalf("DeleteSecret: %d %v", n, err)
 	}
-	if n, err := r.Delete([]string{gpgRSAFpr, gpgEdFpr}, false); err != nil || n != 2 {
+	if n, err := r.Delete([]string{gpgRSAFpr, gpgEdFpr}, false, false); err != nil || n != 2 {
 		t.Fatalf("Delete: %d %v", n, err)
 	}
 	r2, err := Open(r.home)

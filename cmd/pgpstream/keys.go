@@ -203,12 +203,15 @@ func newKeyPassphrase(st *state, o *options, uid string) ([]byte, error) {
 }
 
 // cmdDelete deletes keys (what "public", "secret" or "both" parts) named
-// by full fingerprint. pgpstream never asks, so it always runs as gpg's
-// --batch mode does, where gpg takes only a full fingerprint for secret
-// keys; pgpstream takes only that for public keys too, since a pattern
-// such as "example" may match several keys (gpg deletes the first).
+// by full fingerprint (a subkey's names the whole key, as in gpg).
+// pgpstream never asks, so it always runs as gpg's --batch mode does,
+// where a key named by fingerprint is deleted without --yes and gpg takes
+// nothing else for secret keys; pgpstream takes only that for public keys
+// too, since a pattern such as "example" may match several keys (gpg
+// deletes the first). Secret keys gpg-agent holds are deleted by the
+// agent, which asks its user to confirm unless --yes is given, as with gpg.
 func cmdDelete(st *state, o *options, what string) error {
-	// --batch and --yes are required (options.check).
+	// --batch is required (options.check).
 	if len(o.args) == 0 {
 		return usagef("name the keys to delete (by fingerprint)")
 	}
@@ -219,9 +222,9 @@ func cmdDelete(st *state, o *options, what string) error {
 	var n int
 	switch what {
 	case "secret":
-		n, err = ring.DeleteSecret(o.args)
+		n, err = ring.DeleteSecret(o.args, o.yes)
 	default:
-		n, err = ring.Delete(o.args, what == "both")
+		n, err = ring.Delete(o.args, what == "both", o.yes)
 	}
 	// DELETE_PROBLEM: python-gnupg and GPGME tell the reasons apart by it.
 	switch {

@@ -391,11 +391,11 @@ var baseOptions = []optDef{
 	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
 	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO [USAGE [EXPIRE]]] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448; USAGE: sign, encr, cert, auth; EXPIRE: never, 2030-01-31, 1y; default 2y, as gpg 2.2)"},
 	{long: "quick-generate-key", alias: "quick-gen-key", kind: kCommand, hidden: true},
-	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch --yes)"},
+	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch)"},
 	{long: "delete-key", alias: "delete-keys", kind: kCommand, hidden: true},
-	{long: "delete-secret-keys", kind: kCommand, cat: catCommand, usage: "delete the secret parts of keys by full fingerprint (needs --batch --yes)"},
+	{long: "delete-secret-keys", kind: kCommand, cat: catCommand, usage: "delete the secret parts of keys by full fingerprint (needs --batch; --yes: gpg-agent does not ask to confirm)"},
 	{long: "delete-secret-key", alias: "delete-secret-keys", kind: kCommand, hidden: true},
-	{long: "delete-secret-and-public-key", kind: kCommand, cat: catCommand, usage: "delete keys with their secret parts by full fingerprint (needs --batch --yes)"},
+	{long: "delete-secret-and-public-key", kind: kCommand, cat: catCommand, usage: "delete keys with their secret parts by full fingerprint (needs --batch)"},
 	{long: "delete-secret-and-public-keys", alias: "delete-secret-and-public-key", kind: kCommand, hidden: true},
 	{long: "version", kind: kCommand, cat: catCommand, usage: "print the version in GnuPG's shape, then the CPU features and engines"},
 	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print gpg's cfg: lines: the algorithms written (cipher, digest, compress, aead) and read (pubkey, readcipher, readdigest, readcompress), the curves and the groups"},
@@ -1341,15 +1341,12 @@ func (o *options) check() (err error) {
 
 	// Commands that need more than a flag.
 	switch o.cmd {
-	case "delete-keys":
-		// Keys are named by full fingerprint, for which gpg deletes a
-		// public key under --batch without --yes.
+	case "delete-keys", "delete-secret-keys", "delete-secret-and-public-key":
+		// Keys are named by full fingerprint, for which gpg deletes
+		// under --batch without --yes; pgpstream asks no questions, so
+		// it needs --batch to say none will be asked.
 		if !o.batch {
-			return usageError{msg: "deleting keys needs --batch", hints: []string{"pgpstream --batch --delete-keys FINGERPRINT"}}
-		}
-	case "delete-secret-keys", "delete-secret-and-public-key":
-		if !o.batch || !o.yes {
-			return usageError{msg: "deleting keys needs --batch and --yes", hints: []string{"pgpstream --batch --yes --delete-secret-and-public-key FINGERPRINT"}}
+			return usageError{msg: "deleting keys needs --batch", hints: []string{"pgpstream --batch --" + o.cmd + " FINGERPRINT"}}
 		}
 	}
 	return nil
