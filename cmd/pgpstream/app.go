@@ -167,6 +167,9 @@ func (s *state) apply(o *options) error {
 			return err
 		}
 		s.stderr = s.watch(f, fmt.Sprintf("--logger-fd %d", o.loggerFd))
+	case o.loggerFile == "-":
+		// gpg's name for standard error (GnuPG's tests pass
+		// --log-file - to read the messages from a pipe).
 	case o.loggerFile != "":
 		f, err := os.OpenFile(o.loggerFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {

@@ -546,7 +546,7 @@ var baseOptions = []optDef{
 	{long: "status-fd", arg: "N", cat: catIO, usage: "write gpg's machine-readable status lines to file descriptor N", set: setInt("status-fd", func(o *options) *int { return &o.statusFd })},
 	{long: "status-file", arg: "FILE", cat: catIO, usage: "write gpg's machine-readable status lines to FILE", set: setString(func(o *options) *string { return &o.statusFile })},
 	{long: "logger-fd", arg: "N", cat: catDiag, usage: "write messages to file descriptor N instead of standard error", set: setInt("logger-fd", func(o *options) *int { return &o.loggerFd })},
-	{long: "logger-file", arg: "FILE", cat: catDiag, usage: "append messages to FILE instead of standard error", set: setString(func(o *options) *string { return &o.loggerFile })},
+	{long: "logger-file", arg: "FILE", cat: catDiag, usage: "append messages to FILE instead of standard error (- is standard error)", set: setString(func(o *options) *string { return &o.loggerFile })},
 	{long: "log-file", alias: "logger-file", arg: "FILE", hidden: true},
 	{long: "multifile", cat: catIO, usage: "with --encrypt, --decrypt or --verify: each FILE (or each line of standard input when none is given) is a message of its own; --encrypt writes FILE.gpg (.asc with --armor), --decrypt writes FILE without its .gpg, .pgp, .asc or .sig", set: setBool(func(o *options) *bool { return &o.multifile })},
 	{long: "enable-special-filenames", cat: catIO, usage: "a file name -&N (an input, -o, -f, --verify's files) means file descriptor N, which the caller opened", set: setBool(func(o *options) *bool { return &o.specialFilenames })},
