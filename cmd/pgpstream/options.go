@@ -108,6 +108,7 @@ type options struct {
 	personalCipher, personalDigest                 []string
 	personalCompress                               []string
 	forceAEAD, rfc4880bis                          bool
+	compliance                                     string // --compliance: "" or gnupg, openpgp, rfc4880, rfc2440, rfc4880bis
 	legacyLiteralHash, allowUnprotected            bool
 	allowWeakDigests                               bool
 	allowMultiple                                  bool // --allow-multiple-messages
@@ -465,6 +466,7 @@ var baseOptions = []optDef{
 	{long: "force-aead", cat: catEncrypt, usage: "write AEAD encrypted data as gpg 2.4 does: the LibrePGP packet (tag 20, OCB), or RFC 9580 SEIPD v2 when every recipient announces it", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
 	{long: "force-seipdv2", cat: catEncrypt, usage: "write RFC 9580 SEIPD v2 (with SKESK v6 for passphrases), whatever the recipients announce; gpg 2.2 and 2.4 cannot read it", set: setBool(func(o *options) *bool { return &o.forceSEIPDv2 })},
 	{long: "force-ocb", cat: catEncrypt, usage: "gpg 2.4's spelling of --force-aead", set: setBool(func(o *options) *bool { return &o.forceAEAD })},
+	{long: "compliance", arg: "NAME", cat: catEncrypt, usage: "gnupg (the default), openpgp, rfc4880 and rfc2440 (what pgpstream writes unless AEAD is asked for), or rfc4880bis (as --rfc4880bis, with --force-aead)", set: setString(func(o *options) *string { return &o.compliance })},
 	{long: "rfc4880bis", cat: catEncrypt, usage: "with --force-aead: always the LibrePGP AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", set: setBool(func(o *options) *bool { return &o.rfc4880bis })},
 	{long: "aead-algo", arg: "NAME", cat: catEncrypt, usage: "AEAD mode to write: OCB (default), EAX, or GCM (GCM for SEIPD v2 only)", set: setString(func(o *options) *string { return &o.aeadName })},
 	{long: "chunk-size", arg: "N", cat: catEncrypt, usage: "AEAD chunk size as gpg's exponent N, 2^N bytes: 6 (64 B) to 22 (4 MiB, the default)", set: setInt("chunk-size", func(o *options) *int { return &o.chunkSize })},
@@ -556,6 +558,8 @@ var baseOptions = []optDef{
 
 	// gpg's options that change nothing in pgpstream. Each says why; this
 	// is the list README's compatibility section is made from.
+	{long: "allow-old-cipher-algos", kind: kNoop, usage: "gpg 2.4's leave to write 64-bit block ciphers (3DES, CAST5, Blowfish, IDEA); pgpstream writes only AES, and reads the old ciphers without it"},
+	{long: "debug-set-iobuf-size", arg: "N", kind: kNoop, usage: "gpg 2.4's test knob for its buffer size; pgpstream's buffers are its own"},
 	{long: "use-agent", kind: kNoop, usage: "obsolete in gpg 2.1 too"},
 	{long: "no-use-agent", kind: kNoop, usage: "obsolete in gpg 2.1 too"},
 	{long: "no-greeting", kind: kNoop, usage: "pgpstream prints no greeting"},
@@ -1209,6 +1213,19 @@ func (o *options) check() (err error) {
 	}
 	if o.threads < 0 {
 		return usagef("--threads must be 0 (one per CPU) or more")
+	}
+	// --compliance (gpgconf sets it in gpg.conf): the modes that name
+	// what pgpstream writes anyway are accepted; those that restrict
+	// algorithms to another program's (pgp6, pgp7, pgp8) or to a
+	// government's approval (de-vs) are refused rather than ignored.
+	switch strings.ToLower(o.compliance) {
+	case "", "gnupg", "openpgp", "rfc4880", "rfc2440":
+	case "rfc4880bis":
+		o.rfc4880bis = o.rfc4880bis || o.forceAEAD
+	case "pgp6", "pgp7", "pgp8", "de-vs":
+		return usagef("--compliance %s is not supported: pgpstream does not restrict its algorithms to that mode's", o.compliance)
+	default:
+		return usagef("--compliance %s: want one of gnupg, openpgp, rfc4880, rfc2440, rfc4880bis", o.compliance)
 	}
 	if o.rfc4880bis && o.forceSEIPDv2 && o.cmd == "encrypt" {
 		return usagef("conflicting options: --force-seipdv2 writes RFC 9580 SEIPD v2, --rfc4880bis the LibrePGP AEAD packet")
