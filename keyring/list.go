@@ -374,6 +374,37 @@ func epoch(t time.Time) string {
 }
 
 // colonRecord writes fields 1..n joined by ':' with gpg's trailing colon.
+// revokerRecords writes gpg's rvk records under a pub record: the
+// designated revokers of every valid direct-key self-signature, each
+// once. gpg takes them from all such signatures, not only the newest,
+// since PGP writes a revoker (a sensitive one above all) in a signature
+// of its own.
+func (k *Key) revokerRecords(w io.Writer) {
+	seen := map[string]bool{}
+	for _, p := range k.pub.primary.sigs {
+		ours, err := pgppacket.ParseSignature(p.body, -1)
+		if err != nil || ours.SigType != byte(packet.SigTypeDirectSignature) || len(ours.Revokers) == 0 {
+			continue
+		}
+		sig, err := goSignature(p, ours)
+		if err != nil || k.ent.PrimaryKey.VerifyDirectKeySignature(sig) != nil {
+			continue
+		}
+		for _, r := range ours.Revokers {
+			id := fmt.Sprintf("%02x%02x%X", r.Class, r.PubKeyAlgo, r.Fingerprint)
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			class := fmt.Sprintf("%02x", r.Class)
+			if r.Class&0x40 != 0 {
+				class += "s"
+			}
+			colonRecord(w, []string{"rvk", "", "", strconv.Itoa(int(r.PubKeyAlgo)), "", "", "", "", "", fmt.Sprintf("%X", r.Fingerprint), class})
+		}
+	}
+}
+
 func colonRecord(w io.Writer, f []string) {
 	fmt.Fprintf(w, "%s:\n", strings.Join(f, ":"))
 }
@@ -444,6 +475,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 	}
 	f[8] = ownertrust.Letter()
 	colonRecord(w, f)
+	k.revokerRecords(w)
 	colonRecord(w, []string{"fpr", "", "", "", "", "", "", "", "", k.Fingerprint()})
 	lc.gripRecord(w, ps.pub)
 	lc.sigRecords(w, k, k.pub.primary.sigs)

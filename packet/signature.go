@@ -144,6 +144,9 @@ type Signature struct {
 	TrustDepth   byte   // trust signature level (§5.2.3.21); 0: not a trust signature
 	TrustAmount  byte
 	TrustRegexp  []string // regular expressions (§5.2.3.22), without the NUL
+	// Revokers are the revocation key subpackets (§5.2.3.23): keys the
+	// signer lets revoke its key, in a direct-key self-signature.
+	Revokers []Revoker
 	// HashedEnd is where the hashed subpacket area ends in Body: the
 	// signed part of the packet is Body[:HashedEnd] (§5.2.4). LocalAt is
 	// the offset in Body of the exportable subpacket's value when Local,
@@ -160,6 +163,15 @@ type Signature struct {
 	// what follows the hash prefix (and a v6 signature's salt), a slice
 	// of Body.
 	Values []byte
+}
+
+// Revoker is one revocation key subpacket (RFC 9580 §5.2.3.23): a
+// designated revoker. Class has bit 0x80 set; 0x40 marks the revoker
+// sensitive (not to be exported).
+type Revoker struct {
+	Class       byte
+	PubKeyAlgo  byte
+	Fingerprint []byte // 20 octets for a v4 key, 32 for a v6 key
 }
 
 // Notation is one notation data subpacket (RFC 9580 §5.2.3.24).
@@ -326,6 +338,7 @@ const (
 	subTrust             = 5
 	subRegexp            = 6
 	subRevocable         = 7
+	subRevocationKey     = 12
 	subIssuerKeyID       = 16
 	subNotation          = 20
 	subPolicyURI         = 26
@@ -403,6 +416,8 @@ func (s *Signature) certSubpacket(typ byte, data []byte, valueAt int) {
 		s.NonRevocable = data[0] == 0
 	case typ == subTrust && len(data) == 2:
 		s.TrustDepth, s.TrustAmount = data[0], data[1]
+	case typ == subRevocationKey && (len(data) == 22 || len(data) == 34):
+		s.Revokers = append(s.Revokers, Revoker{Class: data[0], PubKeyAlgo: data[1], Fingerprint: data[2:]})
 	case typ == subRegexp && len(data) > 0:
 		s.TrustRegexp = append(s.TrustRegexp, strings.TrimSuffix(string(data), "\x00"))
 	}

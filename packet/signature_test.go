@@ -131,6 +131,37 @@ func TestSignatureSignerSubpackets(t *testing.T) {
 	}
 }
 
+// Revocation key subpackets are read from the hashed area only, each of
+// them, with a v4 or v6 fingerprint; one of another length is not.
+func TestSignatureRevokers(t *testing.T) {
+	v4 := bytes.Repeat([]byte{0xaa}, 20)
+	v6 := bytes.Repeat([]byte{0xbb}, 32)
+	var hashed, unhashed []byte
+	hashed = AppendSubpacket(hashed, subCreationTime, false, []byte{0x60, 0, 0, 0})
+	hashed = AppendSubpacket(hashed, subRevocationKey, false, append([]byte{0x80, 1}, v4...))
+	hashed = AppendSubpacket(hashed, subRevocationKey, true, append([]byte{0xc0, 27}, v6...))
+	hashed = AppendSubpacket(hashed, subRevocationKey, false, append([]byte{0x80, 1}, v4[:19]...))
+	unhashed = AppendSubpacket(unhashed, subRevocationKey, false, append([]byte{0x80, 17}, v4...))
+	b := []byte{4, 0x1f, 1, byte(HashSHA256), byte(len(hashed) >> 8), byte(len(hashed))}
+	b = append(b, hashed...)
+	b = append(b, byte(len(unhashed)>>8), byte(len(unhashed)))
+	b = append(b, unhashed...)
+	b = append(b, 0xab, 0xcd, 0, 1, 1)
+	s, err := ParseSignature(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Revoker{{Class: 0x80, PubKeyAlgo: 1, Fingerprint: v4}, {Class: 0xc0, PubKeyAlgo: 27, Fingerprint: v6}}
+	if len(s.Revokers) != len(want) {
+		t.Fatalf("revokers %+v, want %+v", s.Revokers, want)
+	}
+	for i, r := range s.Revokers {
+		if r.Class != want[i].Class || r.PubKeyAlgo != want[i].PubKeyAlgo || !bytes.Equal(r.Fingerprint, want[i].Fingerprint) {
+			t.Errorf("revoker %d: %+v, want %+v", i, r, want[i])
+		}
+	}
+}
+
 // The public-key algorithms' names: the RFC's, and gpg's (libgcrypt's
 // upper-case names, as "using EDDSA key" and --list-config print them).
 func TestPubKeyAlgoNames(t *testing.T) {
