@@ -22,10 +22,22 @@ import (
 // trailing spaces and tabs removed, lines joined by CR LF, and no line
 // ending after the last line, since the one before the signature block
 // belongs to the framework (§7.2).
+//
+// GnuPG's --not-dash-escaped form (not in the RFC) leaves the text as it
+// is, for patches whose lines start with "-": its header block carries a
+// NotDashEscaped header beside Hash, no line is escaped, and the
+// signature, still a text signature, covers the text's bytes exactly,
+// line endings and trailing whitespace included, with a LF added when the
+// text does not end in one (gpg's copy_clearsig_text). Only the signature
+// block's BEGIN line ends such a text.
 
 const (
 	clearBegin = "-----BEGIN PGP SIGNED MESSAGE-----"
 	sigBegin   = "-----BEGIN PGP SIGNATURE-----"
+	// notDashEscaped is the header gpg 2.2 writes, word for word; a
+	// reader looks only at its name, as gpg does.
+	notDashEscaped     = "NotDashEscaped: You need gpg to verify this message"
+	notDashEscapedName = "NotDashEscaped:"
 	// MaxClearSignedText bounds the text of a cleartext signed message
 	// that is read: the hash to run is named only after the text, so it
 	// is kept in memory until the signatures are read.
@@ -79,7 +91,8 @@ func dashEscape(line []byte) bool {
 }
 
 // ClearSign writes in as a cleartext signed message signed by
-// opt.Signers. Lines end in LF in the output whatever they ended in.
+// opt.Signers. Lines end in LF in the output whatever they ended in,
+// except with opt.NotDashEscaped, where the text is written as it is.
 func ClearSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if len(opt.Signers) == 0 {
 		return 0, errors.New("no signing key")
@@ -106,8 +119,33 @@ func ClearSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if len(names) > 0 {
 		bw.WriteString("Hash: " + strings.Join(names, ",") + "\n")
 	}
+	if opt.NotDashEscaped {
+		bw.WriteString(notDashEscaped + "\n")
+	}
 	bw.WriteString("\n")
-	canon := &canonicalText{w: s}
+	var total int64
+	if opt.NotDashEscaped {
+		total, err = copyNotDashEscaped(bw, s, in)
+	} else {
+		total, err = copyDashEscaped(bw, s, in)
+	}
+	if err != nil {
+		return total, err
+	}
+	aw := armor.NewWriter(bw, "PGP SIGNATURE", nil)
+	if err := s.writeSignatures(aw); err != nil {
+		return total, err
+	}
+	if err := aw.Close(); err != nil {
+		return total, err
+	}
+	return total, bw.Flush()
+}
+
+// copyDashEscaped writes the text of in dash-escaped, each line ending
+// in LF, and hashes its canonical form into h. It returns the bytes read.
+func copyDashEscaped(bw *bufio.Writer, h io.Writer, in io.Reader) (int64, error) {
+	canon := &canonicalText{w: h}
 	br := bufio.NewReaderSize(in, iobuf.DefaultSize)
 	var total int64
 	lineStart := true
@@ -149,14 +187,49 @@ func ClearSign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if !lineStart {
 		bw.WriteByte('\n') // the framework's line ending before the signature
 	}
-	aw := armor.NewWriter(bw, "PGP SIGNATURE", nil)
-	if err := s.writeSignatures(aw); err != nil {
-		return total, err
+	return total, nil
+}
+
+// ErrNotDashEscapable refuses a text that cannot be signed without
+// dash-escaping: a line of it would end the text.
+var ErrNotDashEscapable = errors.New("a line of the text starts a signature block, so it cannot be signed with --not-dash-escaped")
+
+// copyNotDashEscaped writes the text of in as it is and hashes the same
+// bytes into h, with a LF after a last line that has none, as gpg does.
+// A line that begins the signature block's armor would end the text
+// early and leave a message that verifies for no one: it is refused.
+func copyNotDashEscaped(bw *bufio.Writer, h io.Writer, in io.Reader) (int64, error) {
+	br := bufio.NewReaderSize(in, iobuf.DefaultSize)
+	var total int64
+	lineStart := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		total += int64(len(chunk))
+		if len(chunk) > 0 {
+			if lineStart && bytes.HasPrefix(chunk, []byte(sigBegin)) {
+				return total, ErrNotDashEscapable
+			}
+			h.Write(chunk)
+			bw.Write(chunk)
+			lineStart = chunk[len(chunk)-1] == '\n'
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return total, readError{err}
+		}
 	}
-	if err := aw.Close(); err != nil {
-		return total, err
+	if !lineStart || total == 0 {
+		// gpg ends the text with a LF and signs it: an empty text is
+		// one empty line.
+		h.Write([]byte{'\n'})
+		bw.WriteByte('\n')
 	}
-	return total, bw.Flush()
+	return total, nil
 }
 
 func containsString(list []string, s string) bool {
@@ -169,10 +242,12 @@ func containsString(list []string, s string) bool {
 }
 
 // clearSigned is a cleartext signed message as read: its text with the
-// dash-escapes undone, one entry per line.
+// dash-escapes undone, one entry per line; when notDashEscaped, each line
+// as it came, its line ending included.
 type clearSigned struct {
-	hashes []string
-	lines  [][]byte
+	hashes         []string
+	notDashEscaped bool
+	lines          [][]byte
 	// read counts the input lines read up to the signature block
 	// (blank lines before the BEGIN line included), so that errors
 	// after the message can name a line.
@@ -217,6 +292,13 @@ func readClearSigned(r *bufio.Reader) (*clearSigned, error) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			break
 		}
+		if bytes.HasPrefix(l, []byte(notDashEscapedName)) && len(bytes.TrimRight(l, " \t")) > len(notDashEscapedName) {
+			// GnuPG's --not-dash-escaped: the one header besides Hash
+			// that gpg reads in a cleartext message (with some text
+			// after the name, as gpg wants).
+			cs.notDashEscaped = true
+			continue
+		}
 		v, ok := bytes.CutPrefix(l, []byte("Hash: "))
 		if !ok {
 			// RFC 9580 §7.1: the Hash header is the only one, and an
@@ -241,6 +323,12 @@ func readClearSigned(r *bufio.Reader) (*clearSigned, error) {
 			return nil, clearErr("no signature follows the text")
 		}
 		cs.read++
+		if cs.notDashEscaped {
+			// Signed as it is: no escape to undo, nothing trimmed.
+			size += len(l)
+			cs.lines = append(cs.lines, l)
+			continue
+		}
 		l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
 		if len(l) > 0 && l[0] == '-' {
 			rest, ok := bytes.CutPrefix(l, []byte("- "))
@@ -272,7 +360,8 @@ func readClearMessage(br *bufio.Reader, opt DecryptOptions) (res *Result, cs *cl
 		return nil, nil, 0, err
 	}
 	res = &Result{}
-	v := &verifier{keys: opt.Signers, res: res, allowWeak: opt.AllowWeakDigests, reject: opt.RejectHashes, now: opt.Time}
+	v := &verifier{keys: opt.Signers, res: res, allowWeak: opt.AllowWeakDigests, reject: opt.RejectHashes, now: opt.Time,
+		rawText: cs.notDashEscaped}
 	ar, err := armor.NewReader(br)
 	if err != nil {
 		return nil, nil, 0, err
@@ -294,10 +383,17 @@ func readClearMessage(br *bufio.Reader, opt DecryptOptions) (res *Result, cs *cl
 			return nil, nil, 0, clearErr("the Hash header says %s, a signature uses %v", strings.Join(cs.hashes, ","), p.sig.Hash)
 		}
 	}
-	canon := &canonicalText{w: v.literal(io.Discard)}
-	for _, l := range cs.lines {
-		canon.line()
-		canon.write(l)
+	if cs.notDashEscaped {
+		w := v.literal(io.Discard)
+		for _, l := range cs.lines {
+			w.Write(l)
+		}
+	} else {
+		canon := &canonicalText{w: v.literal(io.Discard)}
+		for _, l := range cs.lines {
+			canon.line()
+			canon.write(l)
+		}
 	}
 	res.Signatures = v.finish()
 	for i := range res.Signatures {
@@ -310,11 +406,17 @@ func readClearMessage(br *bufio.Reader, opt DecryptOptions) (res *Result, cs *cl
 }
 
 // writeText writes what the signatures cover: each line without its
-// trailing whitespace (as gpg writes it), ending in LF.
+// trailing whitespace (as gpg writes it), ending in LF. A not
+// dash-escaped text is signed with its trailing whitespace, and keeps it;
+// its CR LF line endings become LF, as for text-mode literal data.
 func (cs *clearSigned) writeText(out io.Writer, res *Result) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	for _, l := range cs.lines {
-		l = bytes.TrimRight(l, " \t\r")
+		if cs.notDashEscaped {
+			l = bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
+		} else {
+			l = bytes.TrimRight(l, " \t\r")
+		}
 		bw.Write(l)
 		bw.WriteByte('\n')
 		res.Bytes += int64(len(l) + 1)

@@ -97,3 +97,80 @@ func TestClearSignedMalformed(t *testing.T) {
 		}
 	}
 }
+
+// GnuPG's not dash-escaped form round-trips over the texts the escaping
+// would change: lines starting with "- ", "-----" and "From ", trailing
+// whitespace (signed here, so changing it is BAD), CR LF and no final
+// newline. The text is written as it is, and read back with only its CR
+// LF line endings made LF and a LF added at the end where there was none.
+func TestClearSignNotDashEscaped(t *testing.T) {
+	texts := map[string]string{
+		"patch":      "--- a/f\n+++ b/f\n- old\n+ new\n",
+		"armor line": "-----BEGIN PGP MESSAGE-----\nx\n-----END PGP MESSAGE-----\n",
+		"from":       "From me\n",
+		"trailing":   "a  \nb\t\n",
+		"crlf":       "a \r\nb\r\n",
+		"no newline": "a\nb",
+		"empty":      "",
+	}
+	for _, kind := range []string{"ed25519", "v6"} {
+		e := testEntity(t, kind)
+		for name, text := range texts {
+			var msg bytes.Buffer
+			if _, err := ClearSign(strings.NewReader(text), &msg, SignOptions{Signers: []Signer{signerOf(e, packet.HashSHA256)}, NotDashEscaped: true}); err != nil {
+				t.Fatalf("%s %s: %v", kind, name, err)
+			}
+			m := msg.String()
+			_, body, _ := strings.Cut(m, "\n"+notDashEscaped+"\n\n")
+			if want := text; !strings.HasPrefix(body, want) || strings.HasSuffix(text, "\n") && !strings.HasPrefix(body[len(text):], sigBegin) {
+				t.Fatalf("%s %s: text not written as it is:\n%s", kind, name, m)
+			}
+			var out bytes.Buffer
+			res, err := Decrypt(strings.NewReader(m), &out, DecryptOptions{Signers: entityKeys{e}})
+			if err != nil {
+				t.Fatalf("%s %s: %v\n%s", kind, name, err, m)
+			}
+			if got := statuses(res.Signatures); len(got) != 1 || got[0] != SigGood {
+				t.Errorf("%s %s: %v (%v)", kind, name, got, res.Signatures)
+			}
+			want := strings.ReplaceAll(text, "\r\n", "\n")
+			if !strings.HasSuffix(want, "\n") {
+				want += "\n"
+			}
+			if out.String() != want {
+				t.Errorf("%s %s: output %q, want %q", kind, name, out.String(), want)
+			}
+			// The whitespace is signed: a space more at the end of the
+			// first line is BAD.
+			first, _, _ := strings.Cut(body, "\n")
+			bad := strings.Replace(m, "\n\n"+first+"\n", "\n\n"+first+" \n", 1)
+			res, err = Decrypt(strings.NewReader(bad), &bytes.Buffer{}, DecryptOptions{Signers: entityKeys{e}})
+			if err == nil && statuses(res.Signatures)[0] != SigBad {
+				t.Errorf("%s %s: changed whitespace verified: %v", kind, name, statuses(res.Signatures))
+			}
+			// Without the header the same message is read dash-escaped,
+			// and either fails or does not verify.
+			plain := strings.Replace(m, notDashEscaped+"\n", "", 1)
+			res, err = Decrypt(strings.NewReader(plain), &bytes.Buffer{}, DecryptOptions{Signers: entityKeys{e}})
+			if err == nil && statuses(res.Signatures)[0] == SigGood && strings.ContainsAny(text, " \t\r-") {
+				t.Errorf("%s %s: verified without its NotDashEscaped header", kind, name)
+			}
+		}
+	}
+	// A line that would end the text is refused, and nothing follows
+	// the headers.
+	e := testEntity(t, "ed25519")
+	_, err := ClearSign(strings.NewReader("a\n"+sigBegin+"\nb\n"), &bytes.Buffer{}, SignOptions{Signers: []Signer{signerOf(e, 0)}, NotDashEscaped: true})
+	if !errors.Is(err, ErrNotDashEscapable) {
+		t.Errorf("a signature block line in the text: %v", err)
+	}
+	// gpg wants text after the header's name.
+	var msg bytes.Buffer
+	if _, err := ClearSign(strings.NewReader("- x\n"), &msg, SignOptions{Signers: []Signer{signerOf(e, 0)}, NotDashEscaped: true}); err != nil {
+		t.Fatal(err)
+	}
+	bare := strings.Replace(msg.String(), notDashEscaped, notDashEscapedName, 1)
+	if _, err := Decrypt(strings.NewReader(bare), &bytes.Buffer{}, DecryptOptions{Signers: entityKeys{e}}); !errors.Is(err, ErrClearSigned) {
+		t.Errorf("a bare NotDashEscaped: header: %v", err)
+	}
+}

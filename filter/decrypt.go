@@ -71,6 +71,16 @@ type DecryptOptions struct {
 	// --override-session-key): no PKESK or SKESK is opened. The
 	// authentication rules are the same as for a recovered key.
 	SessionKey *GivenSessionKey
+	// Unwrap writes what the encrypted data packet holds, the packets
+	// of the signed (or compressed) message inside it, as they are,
+	// instead of its literal data: gpg's --unwrap, whose output a later
+	// verification reads. Nothing inside is parsed, decompressed or
+	// verified; the encryption's integrity check is made as always. A
+	// message that is not encrypted is read as without Unwrap.
+	Unwrap bool
+	// UnwrapArmor writes the unwrapped packets as an armored PGP
+	// MESSAGE (gpg's --unwrap --armor).
+	UnwrapArmor bool
 }
 
 // GivenSessionKey is a session key given from outside the message.
@@ -207,6 +217,9 @@ type decryptor struct {
 	pkesks   []*packet.PKESK
 	skesks   []*packet.SKESK
 	literals int
+	// unwrapped is set once an encrypted packet's contents were
+	// written whole (DecryptOptions.Unwrap).
+	unwrapped bool
 	// complete is set once the message's data packet (encrypted,
 	// literal or compressed) has been read: see continues.
 	complete  bool
@@ -323,7 +336,7 @@ func (d *decryptor) ended(seen int) error {
 	if seen == 0 {
 		return errors.New("no OpenPGP packets found in the input")
 	}
-	if d.literals == 0 {
+	if d.literals == 0 && !d.unwrapped {
 		return errors.New("no encrypted data or literal data found: nothing to decrypt")
 	}
 	return nil
@@ -381,6 +394,13 @@ func (d *decryptor) seipd(body *packet.Body, h packet.Header) error {
 // encrypted packet ended where its contents did, with its integrity check
 // passed.
 func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
+	if d.opt.Unwrap {
+		if err := d.unwrap(plain); err != nil {
+			return err
+		}
+		d.opt.Events.Verified()
+		return nil
+	}
 	err := d.plainPackets(plain, 1)
 	if err != nil {
 		if errors.Is(err, ErrAuthentication) {
@@ -421,6 +441,40 @@ func (d *decryptor) inside(plain iobuf.Reader, body *packet.Body) error {
 		return ErrMalformed
 	}
 	d.opt.Events.Verified()
+	return nil
+}
+
+// unwrap writes the decrypted packets of plain, as they are, up to the
+// end of the encrypted packet, where its integrity check is made: the
+// MDC of SEIPD v1 and SED's nothing at the end, each AEAD chunk's tag
+// before the chunk is released. So for SEIPD v1, as for its literal
+// data, what is written is authenticated only when this returns nil:
+// the caller holds it back until then. Copies per byte: none beyond the
+// decryption's, the output is handed the decrypted buffers (+ 1 for
+// the armor's base64).
+func (d *decryptor) unwrap(plain iobuf.Reader) error {
+	out := d.out
+	var aw *armor.Writer
+	if d.opt.UnwrapArmor {
+		aw = armor.NewWriter(markWrites{out}, "PGP MESSAGE", nil)
+		out = aw
+	}
+	n, err := copyOut(out, plain)
+	d.res.Bytes = n
+	if err == nil && aw != nil {
+		err = aw.Close()
+	}
+	if err != nil {
+		var we writeError
+		switch {
+		case errors.As(err, &we):
+			return we.err
+		case errors.Is(err, ErrAuthentication):
+			return ErrAuthentication
+		}
+		return err
+	}
+	d.unwrapped = true
 	return nil
 }
 

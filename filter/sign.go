@@ -45,6 +45,10 @@ type SignOptions struct {
 	// holds whatever line endings the text travels with. The data
 	// itself is written as given.
 	Text bool
+	// NotDashEscaped (ClearSign only) writes the text as it is, with
+	// GnuPG's NotDashEscaped header: see the note on the framework in
+	// clearsign.go.
+	NotDashEscaped bool
 }
 
 // signing makes the signatures of one message. It hashes the plaintext

@@ -30,6 +30,9 @@ func (d *decryptor) sed(body *packet.Body, h packet.Header) error {
 	if err != nil {
 		return err
 	}
+	if d.opt.Unwrap {
+		return d.unwrap(r)
+	}
 	if err := d.plainPackets(r, 1); err != nil {
 		return err
 	}

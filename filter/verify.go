@@ -259,6 +259,10 @@ type verifier struct {
 	litHash   []*sigHash // the legacy SHA-1 and RIPEMD-160 hashes, if run
 	results   []SignatureResult
 	async     *asynchash.Hasher // feeds the hashes during the literal data
+	// rawText hashes text signatures' data as it is, with no CR LF
+	// conversion: a not dash-escaped cleartext is signed so (gpg's
+	// control packet gives it sigclass 0, which hashes it as binary).
+	rawText bool
 }
 
 // wait lets the hashes catch up with the literal data and stops their
@@ -281,7 +285,7 @@ func (v *verifier) hashFor(algo packet.HashAlgo, salt []byte, text bool) *sigHas
 	}
 	h.Write(salt)
 	sh := &sigHash{algo: algo, salt: string(salt), text: text, h: h, w: h}
-	if text {
+	if text && !v.rawText {
 		sh.w = &crlfWriter{w: h}
 	}
 	v.hashes = append(v.hashes, sh)

@@ -28,7 +28,7 @@ func cmdClearSign(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := filter.ClearSign(in, out.w, filter.SignOptions{Signers: signers}); err != nil {
+	if _, err := filter.ClearSign(in, out.w, filter.SignOptions{Signers: signers, NotDashEscaped: o.notDashEscaped}); err != nil {
 		out.abort()
 		statusFailure(sw, "sign", err)
 		return err

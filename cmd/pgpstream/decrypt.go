@@ -82,6 +82,8 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			RejectHashes:      o.weakDigests,
 			Time:              clock.Now(),
 			SessionKey:        given,
+			Unwrap:            o.unwrap,
+			UnwrapArmor:       o.unwrap && o.armor,
 			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple},
 		}
 	}

@@ -115,6 +115,8 @@ type options struct {
 	maxOutput                                      int64
 	keyVersion                                     int
 	textmode                                       bool
+	notDashEscaped                                 bool                 // --not-dash-escaped (--clear-sign)
+	unwrap                                         bool                 // --unwrap (--decrypt)
 	setFilename                                    string               // --set-filename
 	sigNotations                                   []*gcpacket.Notation // --set-notation, --sig-notation
 	sigPolicyURL                                   string               // --sig-policy-url, --set-policy-url
@@ -543,6 +545,8 @@ var baseOptions = []optDef{
 	{long: "set-policy-url", alias: "sig-policy-url", arg: "URL", hidden: true},
 	{long: "textmode", short: 't', cat: catIO, usage: "-s, -b, -e and -c take the input as text, as gpg does: each line ending becomes CR LF, the literal data is marked as text and signatures are text signatures (type 0x01); when reading, a signature's type decides", set: setBool(func(o *options) *bool { return &o.textmode })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
+	{long: "unwrap", cat: catIO, usage: "--decrypt writes the packets the encrypted data holds, as they are (compressed, one-pass signature, literal data, signatures), instead of the literal data, so that a later --verify checks the signatures; with --armor as a PGP MESSAGE. Nothing inside is decompressed or verified; the MDC or AEAD tag is checked, and the output held back for it, as always. A message that is not encrypted is decrypted as usual", set: setBool(func(o *options) *bool { return &o.unwrap })},
+	{long: "not-dash-escaped", cat: catIO, usage: "--clear-sign writes the text as it is, no line dash-escaped (for patches), under gpg's NotDashEscaped header; the signature covers the text's bytes exactly, trailing whitespace and line endings included. Such messages are read whether it is given or not", set: setBool(func(o *options) *bool { return &o.notDashEscaped })},
 	{long: "progress", cat: catIO, usage: "show bytes done, rate and ETA on standard error when it is a terminal (the default there, without --batch), and as PROGRESS status lines; never while a question is asked, nor over the status lines or the output on the same terminal", set: setBool(func(o *options) *bool { return &o.progress })},
 	{long: "no-progress", cat: catIO, usage: "never show progress", set: setBool(func(o *options) *bool { return &o.noProgress })},
 	{long: "status-fd", arg: "N", cat: catIO, usage: "write gpg's machine-readable status lines to file descriptor N", set: setInt("status-fd", func(o *options) *int { return &o.statusFd })},
