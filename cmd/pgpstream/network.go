@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/keyserver"
@@ -411,6 +412,15 @@ func locateKeys(st *state, o *options, external bool) error {
 		spec := addrSpec(email)
 		if err := locate(o, st, ring, mech, spec); err != nil {
 			return err
+		}
+		// Several keys with the address: gpg lists the one it would
+		// take (keyring.BestForAddress).
+		keys, err := ring.Select([]string{spec}, false)
+		if err != nil {
+			return err
+		}
+		if best := ring.BestForAddress(keys, email, o.trustModelName(), clock.Now()); best != nil {
+			spec = best.Fingerprint()
 		}
 		specs = append(specs, spec)
 	}
