@@ -15,8 +15,8 @@ type AddKeyOptions struct {
 	// Algo: "", "-", "default" or "future-default" for the encryption
 	// algorithm that goes with the primary key (cv25519 with ed25519,
 	// x448 with ed448, rsa3072 with RSA, nistp256 with nistp256); or
-	// ed25519, ed448, cv25519, x448, rsa (3072), rsa2048, rsa3072,
-	// rsa4096, nistp256; or, on a v4 key, dsa, dsa1024, dsa2048, dsa3072 (DSA,
+	// ed25519, ed448, cv25519, x448, rsa (3072), rsa1024 to rsa4096,
+	// nistp256; or, on a v4 key, dsa, dsa1024, dsa2048, dsa3072 (DSA,
 	// 2048 bits by default) and elg, elgN (Elgamal, N from 1024 to 4096).
 	Algo string
 	// Usage is gpg's USAGE (see ParseUsage); the default is encr for an
@@ -65,10 +65,6 @@ func subkeyConfig(primary *packet.PublicKey, algo string) (*packet.Config, bool,
 	case "ed448":
 		cfg.Algorithm = packet.PubKeyAlgoEd448
 		return cfg, false, nil
-	case "rsa2048", "rsa3072", "rsa4096":
-		cfg.Algorithm = packet.PubKeyAlgoRSA
-		fmt.Sscanf(a[3:], "%d", &cfg.RSABits)
-		return cfg, true, nil
 	case "rsa":
 		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, 3072 // gpg's size for plain "rsa"
 		return cfg, true, nil
@@ -78,7 +74,11 @@ func subkeyConfig(primary *packet.PublicKey, algo string) (*packet.Config, bool,
 		cfg.Algorithm, cfg.Curve = packet.PubKeyAlgoECDH, packet.CurveNistP256
 		return cfg, true, nil
 	}
-	return nil, false, fmt.Errorf("keyring: %w (algorithm %q; expected default, cv25519, x448, ed25519, ed448, rsa, rsa2048, rsa3072, rsa4096, nistp256, dsa or elg)", ErrUnknownAlgo, algo)
+	if n, ok := rsaBits(a); ok { // rsa1024 to rsa4096, as gpg 2.2 makes them
+		cfg.Algorithm, cfg.RSABits = packet.PubKeyAlgoRSA, n
+		return cfg, true, nil
+	}
+	return nil, false, fmt.Errorf("keyring: %w (algorithm %q; expected default, cv25519, x448, ed25519, ed448, rsa, rsa1024 to rsa4096, nistp256, dsa or elg)", ErrUnknownAlgo, algo)
 }
 
 // AddKey adds a new subkey to the key with full fingerprint fpr and
