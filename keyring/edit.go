@@ -117,11 +117,6 @@ func editorWith(k *Key, priv *packet.PrivateKey, pass []byte) *editor {
 		sec: &block{primary: component{pkt: k.sec.primary.pkt}}}
 }
 
-// SignatureHash is the digest for signatures pk makes: SHA-256, or a
-// larger one where the algorithm needs it (Ed448 and the larger curves
-// need a hash at least as long as the curve's order).
-func SignatureHash(pk *packet.PublicKey) crypto.Hash { return hashFor(pk) }
-
 // hashFor picks the digest for signatures a key makes: filter's rule,
 // the key's minimum.
 func hashFor(pk *packet.PublicKey) crypto.Hash {
