@@ -25,6 +25,10 @@ const (
 	SEIPDv2               // RFC 9580 AEAD
 	AEADv1                // LibrePGP OCB Encrypted Data (tag 20), what GnuPG 2.4 writes
 	SED                   // Symmetrically Encrypted Data (tag 9), no integrity: read only
+	// Auto is for EncryptOptions only: the format is chosen from what
+	// the recipients announce (EncryptOptions.Negotiate). It is not the
+	// zero value: a caller that names no format gets SEIPD v1.
+	Auto
 )
 
 func (f Format) String() string {
@@ -37,6 +41,8 @@ func (f Format) String() string {
 		return "AEAD (tag 20)"
 	case SED:
 		return "SED"
+	case Auto:
+		return "negotiated"
 	}
 	return "unknown format"
 }
@@ -45,6 +51,9 @@ func (f Format) String() string {
 type Recipient struct {
 	Pub    *gcpacket.PublicKey
 	Hidden bool // write a wildcard key ID (gpg's --hidden-recipient)
+	// Features is what the recipient's certificate announces, for
+	// Format Auto (keyring.Recipient.Features gives it).
+	Features Features
 }
 
 // EncryptOptions configure Encrypt.
@@ -53,8 +62,9 @@ type EncryptOptions struct {
 	Passphrase []byte // non-nil: also (or only) encrypt to this passphrase
 	S2KCount   int    // iterated S2K byte count; 0 for packet.S2KCount
 	Cipher     packet.CipherAlgo
-	Format     Format
-	AEAD       packet.AEADAlgo // SEIPDv2 and AEADv1
+	Format     Format          // the data packet; Auto to negotiate it (see Negotiate)
+	ForceAEAD  bool            // with Auto: AEAD whatever the recipients announce (gpg 2.4's --force-ocb)
+	AEAD       packet.AEADAlgo // SEIPDv2 and AEADv1; 0 for OCB
 	ChunkByte  byte            // AEAD chunk size is 2^(ChunkByte+6), at most 16
 	Threads    int             // AEAD chunks sealed at once (0: GOMAXPROCS)
 	Compress   packet.CompressionAlgo
@@ -116,11 +126,12 @@ type EncryptResult struct {
 
 // SKESKS2K is the S2K specifier's type and hash octets (RFC 9580
 // §3.7.1) of the SKESKs Encrypt writes with opt: Argon2 (type 4, no hash)
-// for SEIPD v2, else iterated and salted SHA-256 (type 3, hash 8). It is
-// known before anything is written, for a caller that names the S2K
-// before it asks for the passphrase (gpg's NEED_PASSPHRASE_SYM).
+// for SEIPD v2 (as negotiated, for Format Auto), else iterated and salted
+// SHA-256 (type 3, hash 8). It is known before anything is written, for a
+// caller that names the S2K before it asks for the passphrase (gpg's
+// NEED_PASSPHRASE_SYM).
 func (opt EncryptOptions) SKESKS2K() (mode, hash byte) {
-	if opt.Format == SEIPDv2 {
+	if f, _ := opt.Negotiate(); f == SEIPDv2 {
 		return 4, 0
 	}
 	return 3, byte(packet.HashSHA256)
@@ -166,6 +177,11 @@ func encrypt(in io.Reader, out io.Writer, opt EncryptOptions, res *EncryptResult
 	if !opt.Cipher.IsAES() {
 		return 0, fmt.Errorf("cipher %v: pgpstream writes AES128, AES192 or AES256", opt.Cipher)
 	}
+	if opt.ForceAEAD && opt.Format == SEIPDv1 {
+		return 0, errors.New("ForceAEAD with Format SEIPDv1: set Format to Auto, or to SEIPDv2 or AEADv1")
+	}
+	// From here on the format is the one written, never Auto.
+	opt.Format, _ = opt.Negotiate()
 	res.Format, res.Cipher, res.AEAD = opt.Format, opt.Cipher, aeadOfFormat(opt)
 	var aw io.WriteCloser
 	if opt.Armor {

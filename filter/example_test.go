@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"strings"
@@ -81,6 +82,62 @@ func ExampleEncrypt() {
 	// Hello, Alice.
 	// format: SEIPD v1
 	// signature: good by Alice <alice@example.org>
+}
+
+// Encrypt with Format Auto: filter chooses the data packet from what
+// each recipient announces, as gpg does, and the result says which it
+// wrote. Alice's v4 key announces nothing newer than SEIPD v1; Bob's v6
+// key reads SEIPD v2, so a message to him alone is SEIPD v2 (RFC 9580
+// AEAD, OCB), and one to both of them what both read. ForceAEAD is gpg
+// 2.4's --force-ocb: AEAD even for readers that did not announce it.
+func ExampleEncrypt_negotiated() {
+	home, err := os.MkdirTemp("", "pgpstream-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	ring, err := keyring.Open(home)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var rcpts []filter.Recipient
+	for _, g := range []keyring.GenOptions{{UserID: "Alice <alice@example.org>"}, {UserID: "Bob <bob@example.org>", V6: true}} {
+		k, err := ring.Generate(g)
+		if err != nil {
+			log.Fatal(err)
+		}
+		rc, err := k.Recipient()
+		if err != nil {
+			log.Fatal(err)
+		}
+		rcpts = append(rcpts, filter.Recipient{Pub: rc.Pub, Features: rc.Features()})
+	}
+	alice, bob := rcpts[0], rcpts[1]
+
+	for _, c := range []struct {
+		to    string
+		rcpts []filter.Recipient
+		force bool
+	}{
+		{"Bob", []filter.Recipient{bob}, false},
+		{"Alice and Bob", []filter.Recipient{alice, bob}, false},
+		{"Alice and Bob, forced", []filter.Recipient{alice, bob}, true},
+	} {
+		opt := filter.EncryptOptions{Recipients: c.rcpts, Format: filter.Auto, ForceAEAD: c.force}
+		res, err := filter.Encrypt(strings.NewReader("Hello.\n"), io.Discard, opt)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %v", c.to, res.Format)
+		if res.AEAD != 0 {
+			fmt.Printf(" %v", res.AEAD)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// Bob: SEIPD v2 OCB
+	// Alice and Bob: SEIPD v1
+	// Alice and Bob, forced: AEAD (tag 20) OCB
 }
 
 // Make a detached signature and check it; changed data is a bad

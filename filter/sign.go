@@ -18,7 +18,7 @@ import (
 // Signer is a secret key to sign with and the hash to sign over.
 type Signer struct {
 	Key  *gcpacket.PrivateKey // unlocked; a v4 key makes v4 signatures, a v6 key v6 ones
-	Hash packet.HashAlgo      // 0: SHA256
+	Hash packet.HashAlgo      // 0: the key's minimum (HashFor); one the key cannot sign with is a *HashError
 	// Made, when set, is given each signature once it is made (for
 	// gpg's SIG_CREATED status line).
 	Made func(sig *gcpacket.Signature)
@@ -83,15 +83,12 @@ func newSigning(signers []Signer, now time.Time, text bool) (*signing, error) {
 		if k.Encrypted {
 			return nil, fmt.Errorf("signing: key %X is locked", k.Fingerprint)
 		}
-		algo := sg.Hash
-		if algo == 0 {
-			algo = packet.HashSHA256
+		algo, err := HashFor(&k.PublicKey, sg.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("signing with %X: %w", k.Fingerprint, err)
 		}
 		if !algo.Supported() || algo == packet.HashRIPEMD160 {
 			return nil, fmt.Errorf("signing: pgpstream does not sign with %v", algo)
-		}
-		if k.Version == 6 && algo.SaltSize() == 0 {
-			return nil, fmt.Errorf("signing: a version 6 key cannot sign with %v (RFC 9580 §5.2.3)", algo)
 		}
 		// go-crypto salts v4 signatures with a notation sized by the
 		// hash, a guard against fault attacks on deterministic EdDSA;

@@ -11,6 +11,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/filter"
 )
 
 // PassphraseFunc returns the passphrase of a protected secret key. It is
@@ -116,28 +117,11 @@ func editorWith(k *Key, priv *packet.PrivateKey, pass []byte) *editor {
 		sec: &block{primary: component{pkt: k.sec.primary.pkt}}}
 }
 
-// SignatureHash is the digest for signatures pk makes: SHA-256, or a
-// larger one where the algorithm needs it (Ed448 and the larger curves
-// need a hash at least as long as the curve's order).
-func SignatureHash(pk *packet.PublicKey) crypto.Hash { return hashFor(pk) }
-
-// hashFor picks the digest for signatures a key makes: SHA-256, or a
-// larger one where the algorithm needs it.
+// hashFor picks the digest for signatures a key makes: filter's rule,
+// the key's minimum.
 func hashFor(pk *packet.PublicKey) crypto.Hash {
-	switch pk.PubKeyAlgo {
-	case packet.PubKeyAlgoEd448:
-		return crypto.SHA512
-	case packet.PubKeyAlgoECDSA:
-		if c, err := pk.Curve(); err == nil {
-			switch c {
-			case packet.CurveNistP384, packet.CurveBrainpoolP384:
-				return crypto.SHA384
-			case packet.CurveNistP521, packet.CurveBrainpoolP512:
-				return crypto.SHA512
-			}
-		}
-	}
-	return crypto.SHA256
+	h, _ := filter.HashFor(pk, 0) // 0 is never refused
+	return h.Crypto()
 }
 
 func (ed *editor) config() *packet.Config {

@@ -13,6 +13,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
@@ -33,6 +34,12 @@ type Recipient struct {
 	// UserID is the user ID the recipient was named by; "" when named by
 	// key ID or fingerprint. Its validity is the one gpg checks.
 	UserID string
+}
+
+// Features is what the recipient announces, as filter's Format Auto
+// reads it.
+func (rc Recipient) Features() filter.Features {
+	return filter.Features{SEIPDv2: rc.SEIPDv2, LibrePGPAEAD: rc.LibrePGPAEAD}
 }
 
 // ErrNoEncryptionKey is returned (wrapped) for a key that has no usable

@@ -31,12 +31,12 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	symmetric := o.symmetric
 	for _, r := range recipients {
-		opt.Recipients = append(opt.Recipients, filter.Recipient{Pub: r.rc.Pub, Hidden: r.hidden})
+		opt.Recipients = append(opt.Recipients, filter.Recipient{Pub: r.rc.Pub, Hidden: r.hidden, Features: r.rc.Features()})
 		st.infof("encrypting to %X (%s)", r.rc.Pub.Fingerprint, r.rc.Key.PrimaryUserID())
 	}
 	// The format first: NEED_PASSPHRASE_SYM, before the passphrase is
 	// asked, names the S2K it uses.
-	if err := chooseFormat(st, o, &opt, recipients); err != nil {
+	if err := chooseFormat(st, o, &opt); err != nil {
 		return err
 	}
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
@@ -254,77 +254,43 @@ func recipientsIn(st *state, o *options, file string) ([]keyring.Recipient, erro
 	return keyring.RecipientsFrom(r, a.String())
 }
 
-// chooseFormat picks the encrypted data packet. --force-aead (gpg 2.4's
-// --force-ocb) does what gpg 2.4 does: LibrePGP's tag 20 (OCB unless
-// --aead-algo says EAX), or RFC 9580 SEIPD v2 when every recipient
-// announces it; with --rfc4880bis always tag 20. --force-seipdv2 writes
-// SEIPD v2 whoever the recipients are. Otherwise the recipients decide: if every one announces SEIPD v2
-// (all v6 keys do), SEIPD v2; if every one announces LibrePGP AEAD, tag 20
-// with OCB, as GnuPG 2.4 does; else SEIPD v1, which every peer reads. A
-// passphrase alone gets SEIPD v1 unless AEAD is forced, since nothing says
-// what the reader supports.
+// chooseFormat maps the format options onto filter's: --force-seipdv2
+// is SEIPD v2 whoever the recipients are, --force-aead --rfc4880bis
+// always tag 20, and otherwise filter negotiates from the recipients'
+// features (filter.EncryptOptions.Negotiate: gpg 2.4's choice, and with
+// --force-aead, gpg 2.4's --force-ocb, tag 20 unless every recipient reads
+// SEIPD v2). What is left here are the options that contradict the
+// negotiated format, and the lines that say what it is.
 //
 // The chunk size defaults to 4 MiB (gpg's --chunk-size 22, what GnuPG 2.4
 // writes): the largest the format allows, so the per-chunk cost (a nonce,
 // a tag, a hand-off to a worker) vanishes. Decryption holds a few chunks
 // per worker, 16 MiB on two cores, which is the price; --chunk-size 16
 // (64 KiB) bounds it at under 1 MiB.
-func chooseFormat(st *state, o *options, opt *filter.EncryptOptions, recipients []chosenRecipient) error {
-	forced, forceV2, bis, mode := o.forceAEAD, o.forceSEIPDv2, o.rfc4880bis, o.aead
-	opt.ChunkByte, opt.AEAD, opt.Threads = byte(o.chunkSize-6), mode, o.threads
-	switch {
-	case forceV2 && bis:
-		return usagef("conflicting options: --force-seipdv2 writes RFC 9580 SEIPD v2, --rfc4880bis the LibrePGP AEAD packet")
-	case forceV2:
-		opt.Format = filter.SEIPDv2
-	case forced && bis:
-		opt.Format = filter.AEADv1
-	case forced:
-		// As gpg 2.4: the AEAD packet it writes (tag 20, OCB), unless
-		// every recipient announces SEIPD v2 (RFC 9580's feature bit, or
-		// a v6 key), which then gets SEIPD v2.
-		opt.Format = filter.AEADv1
-		if len(recipients) > 0 && allSEIPDv2(recipients) {
-			opt.Format = filter.SEIPDv2
-		}
-	case len(recipients) > 0:
-		librepgp := true
-		for _, r := range recipients {
-			librepgp = librepgp && r.rc.LibrePGPAEAD
-		}
-		switch {
-		case allSEIPDv2(recipients):
-			opt.Format = filter.SEIPDv2
-		case librepgp:
-			opt.Format = filter.AEADv1
-			if !o.aeadSet {
-				opt.AEAD = packet.AEADOCB
-			}
-		default:
-			opt.Format = filter.SEIPDv1
-		}
-	default:
-		opt.Format = filter.SEIPDv1
+func chooseFormat(st *state, o *options, opt *filter.EncryptOptions) error {
+	opt.ChunkByte, opt.Threads = byte(o.chunkSize-6), o.threads
+	if o.aeadSet {
+		opt.AEAD = o.aead // else filter's default, OCB
 	}
-	if opt.Format == filter.AEADv1 && mode == packet.AEADGCM && o.aeadSet {
+	switch {
+	case o.forceSEIPDv2 && o.rfc4880bis:
+		return usagef("conflicting options: --force-seipdv2 writes RFC 9580 SEIPD v2, --rfc4880bis the LibrePGP AEAD packet")
+	case o.forceSEIPDv2:
+		opt.Format = filter.SEIPDv2
+	case o.forceAEAD && o.rfc4880bis:
+		opt.Format = filter.AEADv1
+	default:
+		opt.Format, opt.ForceAEAD = filter.Auto, o.forceAEAD
+	}
+	format, mode := opt.Negotiate()
+	if format == filter.AEADv1 && mode == packet.AEADGCM {
 		return usageError{msg: "--aead-algo GCM: the LibrePGP AEAD packet (tag 20) has only OCB and EAX", hints: []string{"use --force-seipdv2 (without --rfc4880bis) to write RFC 9580 SEIPD v2, which has GCM"}}
 	}
-	if opt.Format == filter.SEIPDv1 && (o.aeadSet || o.chunkSet) {
+	if format == filter.SEIPDv1 && (o.aeadSet || o.chunkSet) {
 		st.warnf("--aead-algo and --chunk-size have no effect: the message is SEIPD v1 (CFB+MDC); add --force-aead or --force-seipdv2 to write AEAD")
 	}
-	st.infof("writing %v", opt.Format)
+	st.infof("writing %v", format)
 	return nil
-}
-
-// allSEIPDv2 reports whether every recipient reads SEIPD v2: a v6 key,
-// or one whose self-signature announces the feature.
-func allSEIPDv2(recipients []chosenRecipient) bool {
-	for _, r := range recipients {
-		if r.rc.Version != 6 && !r.rc.SEIPDv2 {
-			return false
-		}
-	}
-	return true
 }
 
 // literalFor is the literal packet header for an input: the file's name

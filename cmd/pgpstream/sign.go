@@ -108,34 +108,14 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 	return out, nil
 }
 
-// hashFor picks the signature hash: the one asked for, else SHA256, raised
-// to what the key's size calls for (Ed448 and the larger NIST curves need
-// a hash at least as long as the curve's order).
+// hashFor is filter's choice of the signature hash (filter.HashFor), a
+// hash the key cannot sign with being a usage error naming --digest-algo.
 func hashFor(priv *gcpacket.PrivateKey, asked packet.HashAlgo) (packet.HashAlgo, error) {
-	min := packet.HashSHA256
-	switch priv.PubKeyAlgo {
-	case gcpacket.PubKeyAlgoEd448:
-		min = packet.HashSHA512
-	case gcpacket.PubKeyAlgoECDSA:
-		if c, err := priv.PublicKey.Curve(); err == nil {
-			switch c {
-			case gcpacket.CurveNistP384, gcpacket.CurveBrainpoolP384:
-				min = packet.HashSHA384
-			case gcpacket.CurveNistP521, gcpacket.CurveBrainpoolP512:
-				min = packet.HashSHA512
-			}
-		}
+	h, err := filter.HashFor(&priv.PublicKey, asked)
+	if he := (*filter.HashError)(nil); errors.As(err, &he) {
+		return 0, usagef("--digest-algo %v: %s", he.Hash, he.Reason)
 	}
-	if asked == 0 {
-		return min, nil
-	}
-	if priv.Version == 6 && asked.SaltSize() == 0 {
-		return 0, usagef("--digest-algo %v: version 6 keys sign only with SHA2 or SHA3 (RFC 9580)", asked)
-	}
-	if priv.PubKeyAlgo == gcpacket.PubKeyAlgoEd448 && asked != packet.HashSHA512 && asked != packet.HashSHA3_512 {
-		return 0, usagef("--digest-algo %v: Ed448 signs only with a 512-bit hash", asked)
-	}
-	return asked, nil
+	return h, err
 }
 
 // sigCreated reports the signers as gpg does: KEY_CONSIDERED for each
@@ -155,8 +135,10 @@ func sigCreated(st *state, signers []filter.Signer, sw *statusWriter, kind strin
 			hashes += " "
 		}
 		h := signers[i].Hash
-		if h == 0 {
-			h = packet.HashSHA256 // filter.Signer's default
+		if k := signers[i].Key; k != nil {
+			if used, err := filter.HashFor(&k.PublicKey, h); err == nil {
+				h = used // what filter signs with: for 0, the key's minimum
+			}
 		}
 		hashes += fmt.Sprintf("H%d", int(h))
 	}

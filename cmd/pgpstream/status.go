@@ -416,9 +416,10 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 func encryptBegin(s *statusWriter, opt filter.EncryptOptions) {
 	// NEED_PASSPHRASE_SYM came before the passphrase was asked (the
 	// command fd's GET_HIDDEN follows it, as in gpg): EncryptOptions.SKESKS2K.
-	if opt.Format == filter.SEIPDv1 {
+	format, mode := opt.Negotiate()
+	if format == filter.SEIPDv1 {
 		s.Write(status.BeginEncryption{MDC: 2, Cipher: int(opt.Cipher)})
 		return
 	}
-	s.Write(status.BeginEncryption{MDC: 0, Cipher: int(opt.Cipher), AEAD: int(opt.AEAD)})
+	s.Write(status.BeginEncryption{MDC: 0, Cipher: int(opt.Cipher), AEAD: int(mode)})
 }

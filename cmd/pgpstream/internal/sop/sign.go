@@ -94,7 +94,12 @@ func (c *call) signers(names []string) ([]filter.Signer, error) {
 		if err := keyring.UnlockAny(priv, pass); err != nil {
 			return nil, lockedError(err, nk.key)
 		}
-		out = append(out, filter.Signer{Key: priv, Hash: packet.HashAlgoOf(keyring.SignatureHash(&priv.PublicKey))})
+		// The key's minimum, named here for --micalg-out.
+		h, err := filter.HashFor(&priv.PublicKey, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filter.Signer{Key: priv, Hash: h})
 	}
 	return out, nil
 }
