@@ -3,6 +3,7 @@ package filter
 import (
 	"bytes"
 	"compress/flate"
+	"crypto/cipher"
 	"io"
 	"testing"
 
@@ -76,4 +77,53 @@ func TestDecompressorConforms(t *testing.T) {
 			return b.Bytes()
 		})
 	}
+}
+
+// The limit on decompressed output, when the stream stays under it.
+func TestLimitReaderConforms(t *testing.T) {
+	iobuftest.Check(t, func(t *testing.T, src io.Reader) iobuf.Reader {
+		d, err := NewDecompressor(iobuf.NewReader(src, 0), packet.CompressZIP, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.(*limitReader); !ok {
+			t.Fatalf("a limit gave a %T", d)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}, func(pt []byte) []byte {
+		var b bytes.Buffer
+		fw, _ := flate.NewWriter(&b, 6)
+		fw.Write(pt)
+		fw.Close()
+		return b.Bytes()
+	})
+}
+
+// The tag 9 plaintext: CFB with a zero IV over the prefix, resynchronised
+// after it (RFC 9580 §5.7), made here as a writer of such data would.
+func TestSEDReaderConforms(t *testing.T) {
+	key := bytes.Repeat([]byte{7}, 16)
+	block, err := packet.CipherAES128.NewBlock(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := block.BlockSize()
+	iobuftest.Check(t, func(t *testing.T, src io.Reader) iobuf.Reader {
+		r, err := newSEDReader(iobuf.NewReader(src, 0), packet.CipherAES128, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}, func(pt []byte) []byte {
+		prefix := make([]byte, bs+2)
+		for i := range bs {
+			prefix[i] = byte(i * 31)
+		}
+		prefix[bs], prefix[bs+1] = prefix[bs-2], prefix[bs-1]
+		ct := make([]byte, bs+2+len(pt))
+		cipher.NewCFBEncrypter(block, make([]byte, bs)).XORKeyStream(ct[:bs+2], prefix)
+		cipher.NewCFBEncrypter(block, ct[2:bs+2]).XORKeyStream(ct[bs+2:], pt)
+		return ct
+	})
 }

@@ -131,3 +131,54 @@ func TestAsyncWriterOrder(t *testing.T) {
 	}
 	a.Close()
 }
+
+// runsOf is a RunSource that cuts its source's bytes into runs of 1 to
+// 700 bytes, each read in full before it is offered, and offers nothing
+// for want 0 before a run is at hand, as RunSource says.
+type runsOf struct {
+	src  io.Reader
+	rng  uint32
+	run  []byte
+	err  error
+	held bool // run holds unconsumed bytes
+}
+
+func (r *runsOf) Run(want int) ([]byte, error) {
+	if r.held && len(r.run) > 0 {
+		return r.run, nil
+	}
+	if want == 0 || r.err != nil {
+		return nil, r.err
+	}
+	r.rng = r.rng*1103515245 + 12345
+	buf := make([]byte, 1+int(r.rng>>16)%700)
+	n, err := io.ReadFull(r.src, buf)
+	if n == 0 {
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		r.err = err
+		return nil, err
+	}
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		r.err = err
+	} else if err != nil {
+		r.err = nil
+	}
+	r.run, r.held = buf[:n], true
+	return r.run, nil
+}
+
+func (r *runsOf) Advance(n int) {
+	r.run = r.run[n:]
+	r.held = len(r.run) > 0
+}
+
+// TestJoinedConforms holds Joined itself to the contract, over runs that
+// end anywhere in a consumer's Peek (its users, packet.Body, Ahead and the
+// AEAD opener, are held to it by their own packages).
+func TestJoinedConforms(t *testing.T) {
+	iobuftest.Check(t, func(t *testing.T, src io.Reader) iobuf.Reader {
+		return iobuf.NewJoined(&runsOf{src: src, rng: 7})
+	}, nil)
+}
