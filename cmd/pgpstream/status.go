@@ -387,8 +387,11 @@ func (d *decryptStatus) done(err error) {
 // recipientRefused writes gpg 2.2's lines for a -r that gives no key:
 // KEY_CONSIDERED for a key that matched but cannot be used, INV_RECP
 // <reason> <spec> and FAILURE encrypt with the bare error code, as gpg
-// writes it there. gpg 2.2 does not tell an expired or revoked key from
-// a missing one: reason 1 and GPG_ERR_NO_PUBKEY for both. Reason 2
+// writes it there. Named by a name or address, gpg 2.2 does not tell an
+// expired or revoked key from a missing one: reason 1 and
+// GPG_ERR_NO_PUBKEY for both. Named by key ID or fingerprint, it finds
+// the key and says so: KEY_CONSIDERED with flags 3 (not selected, no
+// usable subkey), reason 0 and GPG_ERR_UNUSABLE_PUBKEY. Reason 2
 // (ambiguous) is pgpstream's: gpg takes the first match.
 func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err error) {
 	if s == nil {
@@ -399,15 +402,33 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 	case errors.Is(err, keyring.ErrNoKey):
 		reason, code = 1, 9
 	case errors.Is(err, keyring.ErrUnusable):
-		reason, code = 1, 9
-		if k, lerr := ring.Lookup(spec, false); lerr == nil {
-			keyConsidered(s, k, clock.Now(), 0)
+		reason, code, flags := 1, 9, 0
+		if isKeyIDSpec(spec) {
+			reason, code, flags = 0, 53, 3
 		}
+		if k, lerr := ring.Lookup(spec, false); lerr == nil {
+			keyConsidered(s, k, clock.Now(), flags)
+		}
+		s.Write(status.InvRecp{Reason: reason, Spec: status.Text(spec)})
+		statusFailureCode(s, "encrypt", code)
+		return
 	case errors.Is(err, keyring.ErrAmbiguous):
 		reason = 2
 	}
 	s.Write(status.InvRecp{Reason: reason, Spec: status.Text(spec)})
 	statusFailureCode(s, "encrypt", code)
+}
+
+// isKeyIDSpec reports whether spec names a key by its ID or fingerprint
+// (8, 16, 32, 40 or 64 hex digits, with or without 0x and a trailing !),
+// which gpg looks up exactly rather than by name.
+func isKeyIDSpec(spec string) bool {
+	h := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(spec, "0x"), "0X"), "!")
+	switch len(h) {
+	case 8, 16, 32, 40, 64:
+		return strings.Trim(strings.ToUpper(h), "0123456789ABCDEF") == ""
+	}
+	return false
 }
 
 // encryptStatus brackets an encryption: BEGIN_ENCRYPTION <mdc_method>

@@ -134,6 +134,10 @@ var statusCases = []statusCase{
 	{name: "encrypt-unknown", args: []string{"-e", "-r", "nobody", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-expired", args: []string{"-e", "-r", "dave", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-revoked", args: []string{"-e", "-r", "erin", "-o", "/dev/null", statusFile("data.txt")}},
+	// Named by fingerprint or key ID, gpg finds the unusable key and
+	// says so (reason 0, GPG_ERR_UNUSABLE_PUBKEY); by name it does not.
+	{name: "encrypt-revoked-fpr", args: []string{"-e", "-r", erinFpr, "-o", "/dev/null", statusFile("data.txt")}},
+	{name: "encrypt-revoked-keyid", args: []string{"-e", "-r", "0x" + erinFpr[24:], "-o", "/dev/null", statusFile("data.txt")}},
 	// frank's key is of unknown validity (no owner trust): refused.
 	{name: "encrypt-untrusted", args: []string{"-e", "-r", "frank", "-o", "/dev/null", statusFile("data.txt")}},
 	{name: "encrypt-untrusted-always", args: []string{"--trust-model", "always", "-e", "-r", "frank", "-o", "/dev/null", statusFile("data.txt")}},
