@@ -36,36 +36,52 @@ type keyState struct {
 }
 
 func capsOf(sig *packet.Signature, algo packet.PublicKeyAlgorithm, primary bool) int {
-	if sig == nil || !sig.FlagsValid {
-		// No key flags: assume what the algorithm can do, as gpg does.
-		c := 0
-		if algo.CanSign() {
+	alg := algoUsage(algo)
+	c := alg
+	if sig != nil && sig.FlagsValid {
+		c = 0
+		if sig.FlagSign {
 			c |= capSign
-			if primary {
-				c |= capCertify
-			}
 		}
-		if algo.CanEncrypt() {
+		if sig.FlagCertify {
+			c |= capCertify
+		}
+		if sig.FlagEncryptCommunications || sig.FlagEncryptStorage {
 			c |= capEncrypt
 		}
-		return c
+		if sig.FlagAuthenticate {
+			c |= capAuth
+		}
+		if alg != 0 {
+			c &= alg // flags claim no more than the algorithm can do
+		}
 	}
-	c := 0
-	if sig.FlagSign {
-		c |= capSign
-	}
-	if sig.FlagCertify || primary {
+	if primary {
 		// A primary key always certifies its own components
 		// (RFC 9580 section 5.2.3.29), whatever its flags say.
 		c |= capCertify
 	}
-	if sig.FlagEncryptCommunications || sig.FlagEncryptStorage {
-		c |= capEncrypt
-	}
-	if sig.FlagAuthenticate {
-		c |= capAuth
-	}
 	return c
+}
+
+// algoUsage is what gpg takes a key of algo to do when its
+// self-signature has no key flags (the usages gpg 1.0 hardwired), and the
+// most that flags may claim for it: every usage for RSA, signing,
+// certifying and authenticating for the signature algorithms, encrypting
+// for the encryption ones. gpg 2.2 gives Elgamal that signs (algorithm
+// 20, deprecated) nothing.
+func algoUsage(algo packet.PublicKeyAlgorithm) int {
+	switch algo {
+	case packet.PubKeyAlgoRSA:
+		return capCertify | capSign | capEncrypt | capAuth
+	case packet.PubKeyAlgoRSASignOnly:
+		return capCertify | capSign
+	case packet.PubKeyAlgoRSAEncryptOnly, packet.PubKeyAlgoElGamal, packet.PubKeyAlgoECDH, packet.PubKeyAlgoX25519, packet.PubKeyAlgoX448:
+		return capEncrypt
+	case packet.PubKeyAlgoDSA, packet.PubKeyAlgoECDSA, packet.PubKeyAlgoEdDSA, packet.PubKeyAlgoEd25519, packet.PubKeyAlgoEd448:
+		return capCertify | capSign | capAuth
+	}
+	return 0
 }
 
 func expiryOf(pk *packet.PublicKey, sig *packet.Signature) time.Time {
