@@ -223,6 +223,21 @@ func Sign(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	if len(opt.Signers) == 0 {
 		return 0, errors.New("no signing key")
 	}
+	return writeMessage(in, out, opt)
+}
+
+// Store writes a message that is neither encrypted nor signed: the
+// literal data, compressed if asked (gpg's --store). opt.Signers must be
+// empty.
+func Store(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
+	if len(opt.Signers) > 0 {
+		return 0, errors.New("filter: Store signs nothing; use Sign")
+	}
+	return writeMessage(in, out, opt)
+}
+
+// writeMessage writes the unencrypted message of Sign and Store.
+func writeMessage(in io.Reader, out io.Writer, opt SignOptions) (int64, error) {
 	var aw io.WriteCloser
 	w := out
 	if opt.Armor {

@@ -423,3 +423,27 @@ func TestTextSignatures(t *testing.T) {
 		}
 	}
 }
+
+// TestStore: a message neither encrypted nor signed, compressed or not,
+// reads back as such (nothing encrypted, no signatures, so
+// UnencryptedAuthentic withholds it); Store refuses signers.
+func TestStore(t *testing.T) {
+	data := bytes.Repeat([]byte("stored, not sealed\n"), 5000)
+	for _, c := range []packet.CompressionAlgo{packet.CompressNone, packet.CompressZLIB} {
+		var msg bytes.Buffer
+		if _, err := Store(bytes.NewReader(data), &msg, SignOptions{Compress: c, Literal: packet.Literal{Format: 'b', FileName: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		res, err := Decrypt(bytes.NewReader(msg.Bytes()), &out, DecryptOptions{})
+		if err != nil || !bytes.Equal(out.Bytes(), data) || res.Literal.FileName != "x" {
+			t.Fatalf("%v: %v, %d bytes", c, err, out.Len())
+		}
+		if res.Encrypted || len(res.Signatures) != 0 || UnencryptedAuthentic(res.Signatures) == nil {
+			t.Fatalf("%v: encrypted %v, %d signatures", c, res.Encrypted, len(res.Signatures))
+		}
+	}
+	if _, err := Store(bytes.NewReader(data), io.Discard, SignOptions{Signers: []Signer{{}}}); err == nil {
+		t.Fatal("Store signed")
+	}
+}

@@ -257,6 +257,8 @@ func dispatch(st *state, o *options) error {
 		return cmdListPackets(st, o)
 	case "clear-sign":
 		return cmdClearSign(st, o)
+	case "store":
+		return cmdStore(st, o)
 	case "dearmor":
 		return cmdDearmor(st, o)
 	case "enarmor":

@@ -385,6 +385,7 @@ var baseOptions = []optDef{
 	{long: "list-packets", kind: kCommand, cat: catCommand, usage: "list the packets of FILE as gpg does, decrypting what the keyring opens"},
 	{long: "clear-sign", kind: kCommand, cat: catCommand, usage: "make a cleartext signed message: FILE to FILE.asc"},
 	{long: "clearsign", alias: "clear-sign", kind: kCommand, hidden: true},
+	{long: "store", kind: kCommand, cat: catCommand, usage: "write the input as a literal data packet, neither encrypted nor signed (-z N compresses it)"},
 	{long: "dearmor", kind: kCommand, cat: catCommand, usage: "decode ASCII armor: FILE to FILE.gpg, or standard input to standard output"},
 	{long: "dearmour", alias: "dearmor", kind: kCommand, hidden: true},
 	{long: "enarmor", kind: kCommand, cat: catCommand, usage: "armor any file as gpg --enarmor does: FILE to FILE.asc"},
@@ -1346,7 +1347,7 @@ func (o *options) check() (err error) {
 	} else {
 		o.recipientSelf = false
 	}
-	if named && !o.encrypt && (o.cmd == "encrypt" || o.cmd == "sign" || o.cmd == "detach-sign" || o.cmd == "clear-sign") {
+	if named && !o.encrypt && (o.cmd == "encrypt" || o.cmd == "sign" || o.cmd == "detach-sign" || o.cmd == "clear-sign" || o.cmd == "store") {
 		// As gpg: recipients a command does not encrypt to are
 		// ignored, with a warning (-q silences it). Nothing is
 		// encrypted to them, so nothing they would need is lost.

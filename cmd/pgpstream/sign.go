@@ -224,6 +224,39 @@ func cmdSign(st *state, o *options, detached bool) error {
 	return out.commit()
 }
 
+// cmdStore is gpg's --store: the input in a literal data packet,
+// compressed with -z as a signed message is, and nothing else. gpg
+// writes FILE.gpg (FILE.asc armored) for a file, as for -s.
+func cmdStore(st *state, o *options) error {
+	opt := filter.SignOptions{Armor: o.armor, Compress: o.compress, Level: o.level}
+	in, inName, closeIn, err := openInput(st, o)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	outPath := o.output
+	if outPath.none() && inName != "" {
+		outPath = pathArg(inName + ".gpg")
+		if opt.Armor {
+			outPath = pathArg(inName + ".asc")
+		}
+	}
+	opt.Literal = literalFor(inName, o)
+	if o.textmode {
+		in = filter.NewTextReader(in)
+		opt.Literal.Format = 't'
+	}
+	out, err := openMessageOutput(st, o, inName, outPath, opt.Armor, "OpenPGP data")
+	if err != nil {
+		return err
+	}
+	if _, err := filter.Store(in, out.w, opt); err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}
+
 // openConcatenated is the input of a detached signature over several
 // files, as gpg makes one: the files one after another, read in order.
 // The output is named after the first. (gpg --verify SIG - checks it with
