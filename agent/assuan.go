@@ -82,6 +82,9 @@ type Conn struct {
 
 	desc string       // the last SETKEYDESC text, for a loopback prompt
 	grip keygrip.Grip // the key of the operation under way (see Asking)
+
+	kek         []byte // KEYWRAP_KEY --export's key, for ExportKey
+	exportNonce string // the last EXPORT_KEY's cache nonce
 }
 
 // SocketPath is the agent socket of the GnuPG home dir, as gpgconf

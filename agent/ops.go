@@ -58,7 +58,9 @@ type KeyInfo struct {
 	Grip      keygrip.Grip
 	Type      string // "D": a key on disk, "T": on a smartcard, "X": unknown
 	Protected bool   // "P": protected by a passphrase
+	Clear     bool   // "C": not protected at all
 	Cached    bool   // its passphrase is in the agent's cache
+	Serial    string // the smartcard's serial number (hex) of a "T" key
 }
 
 // parseKeyInfo reads a KEYINFO status line: <grip> <type> <serial>
@@ -72,7 +74,11 @@ func parseKeyInfo(kw, args string) (KeyInfo, bool) {
 	if err != nil {
 		return KeyInfo{}, false
 	}
-	return KeyInfo{Grip: g, Type: f[1], Cached: f[4] == "1", Protected: f[5] == "P"}, true
+	ki := KeyInfo{Grip: g, Type: f[1], Cached: f[4] == "1", Protected: f[5] == "P", Clear: f[5] == "C"}
+	if ki.Type == "T" && f[2] != "-" {
+		ki.Serial = f[2]
+	}
+	return ki, true
 }
 
 // KeyInfo asks the agent about the key of grip; ErrNoSecretKey if it

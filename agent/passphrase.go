@@ -122,20 +122,36 @@ func SymmetricCacheID(salt []byte) string {
 }
 
 // SessionEnv tells the agent where its pinentry should appear, as gpg
-// does before it asks: the terminal (GPG_TTY, else the one given), its
-// type and the X display. Options the agent does not know are ignored.
+// does before it asks (GnuPG's common/asshelp.c, send_pinentry_environment):
+// the terminal (GPG_TTY, else the one given), its type, the X display
+// and the rest of GnuPG's standard session variables, among them
+// PINENTRY_USER_DATA, which a non-standard pinentry reads. Options the
+// agent does not know are ignored.
 func (c *Conn) SessionEnv(tty string) {
 	if v := os.Getenv("GPG_TTY"); v != "" {
 		tty = v
 	}
-	for _, kv := range [][2]string{
-		{"ttyname", tty}, {"ttytype", os.Getenv("TERM")}, {"display", os.Getenv("DISPLAY")},
-		{"lc-ctype", firstEnv("LC_ALL", "LC_CTYPE", "LANG")}, {"lc-messages", firstEnv("LC_ALL", "LC_MESSAGES", "LANG")},
-	} {
-		if kv[1] != "" && !strings.ContainsAny(kv[1], "\r\n") {
-			c.Transact("OPTION " + kv[0] + "=" + kv[1])
+	send := func(name, value string) {
+		if value != "" && !strings.ContainsAny(value, "\r\n") {
+			c.Transact("OPTION " + name + "=" + value)
 		}
 	}
+	send("ttyname", tty)
+	for _, kv := range [][2]string{
+		{"TERM", "ttytype"}, {"DISPLAY", "display"}, {"XAUTHORITY", "xauthority"},
+		{"XMODIFIERS", ""}, {"WAYLAND_DISPLAY", ""}, {"XDG_SESSION_TYPE", ""}, {"QT_QPA_PLATFORM", ""},
+		{"GTK_IM_MODULE", ""}, {"DBUS_SESSION_BUS_ADDRESS", ""}, {"QT_IM_MODULE", ""}, {"INSIDE_EMACS", ""},
+		{"PINENTRY_USER_DATA", "pinentry-user-data"},
+	} {
+		v := os.Getenv(kv[0])
+		if kv[1] != "" {
+			send(kv[1], v)
+		} else if v != "" {
+			send("putenv", kv[0]+"="+v)
+		}
+	}
+	send("lc-ctype", firstEnv("LC_ALL", "LC_CTYPE", "LANG"))
+	send("lc-messages", firstEnv("LC_ALL", "LC_MESSAGES", "LANG"))
 }
 
 func firstEnv(names ...string) string {

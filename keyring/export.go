@@ -45,9 +45,11 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored bool, opt 
 		b := k.pub
 		if secret {
 			if k.sec == nil {
-				return k.inAgentError("export it with gpg --export-secret-keys")
+				b, err = k.agentSecretBlock()
+			} else {
+				b, err = k.secretExportBlock()
 			}
-			if b, err = k.secretExportBlock(); err != nil {
+			if err != nil {
 				return err
 			}
 		}

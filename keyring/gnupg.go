@@ -253,15 +253,7 @@ func (a *agentSource) configure(c *agent.Conn) error {
 			tty = p
 		}
 	}
-	if tty != "" {
-		c.Option("ttyname", tty)
-		if t := os.Getenv("TERM"); t != "" {
-			c.Option("ttytype", t)
-		}
-	}
-	if d := os.Getenv("DISPLAY"); d != "" {
-		c.Option("display", d)
-	}
+	c.SessionEnv(tty)
 	switch a.opt.PinentryMode {
 	case "", "default":
 	case "loopback":

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
+
 	"github.com/pgpstream/pgpstream/internal/gnupgtest"
 )
 
@@ -126,13 +128,19 @@ func TestGnuPGRings(t *testing.T) {
 		}
 	}
 
-	// Deletion of what gpg's keybox holds and export of what gpg-agent
-	// holds are refused (TestGnuPGDeleteSecret deletes through the agent).
+	// Deletion of what gpg's keybox holds is refused (TestGnuPGDeleteSecret
+	// deletes through the agent); the secret export of what gpg-agent
+	// holds is a transferable secret key that reads back with its secrets.
 	if _, err := r.Delete([]string{rsa}, true, true); err == nil || !strings.Contains(err.Error(), "gpg --delete-keys") {
 		t.Errorf("Delete of gpg's key: %v", err)
 	}
-	if err := r.Export(&bytes.Buffer{}, []string{rsa}, true, false); err == nil || !strings.Contains(err.Error(), "gpg --export-secret-keys") {
+	var sec bytes.Buffer
+	if err := r.Export(&sec, []string{rsa}, true, false); err != nil {
 		t.Errorf("secret export of the agent's key: %v", err)
+	} else if es, err := openpgp.ReadKeyRing(&sec); err != nil || len(es) != 1 || es[0].PrivateKey == nil || es[0].PrivateKey.Dummy() {
+		t.Errorf("secret export of the agent's key reads back as %v, %v", es, err)
+	} else if es[0].PrivateKey.Encrypted || len(es[0].Subkeys) != 1 || es[0].Subkeys[0].PrivateKey == nil || es[0].Subkeys[0].PrivateKey.Encrypted {
+		t.Errorf("the export of keys without a passphrase is not in the clear, as gpg's is")
 	}
 
 	if now, _ := os.ReadFile(filepath.Join(h.Dir, "pubring.kbx")); !bytes.Equal(now, kbx) {

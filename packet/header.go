@@ -153,6 +153,25 @@ func AppendHeader(dst []byte, tag Tag, n int64) []byte {
 	return AppendLength(dst, n)
 }
 
+// AppendOldHeader appends an old-format header (RFC 9580 section
+// 4.2.2) for a body of length n, with the shortest length type that
+// holds n, as gpg 2.2 writes key packets. Tags above 15 have no
+// old-format header and get a new-format one.
+func AppendOldHeader(dst []byte, tag Tag, n int64) []byte {
+	if tag > 15 {
+		return AppendHeader(dst, tag, n)
+	}
+	ctb := 0x80 | byte(tag)<<2
+	switch {
+	case n < 1<<8:
+		return append(dst, ctb, byte(n))
+	case n < 1<<16:
+		return append(dst, ctb|1, byte(n>>8), byte(n))
+	default:
+		return append(dst, ctb|2, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+}
+
 // AppendLength appends new-format definite length octets for n.
 func AppendLength(dst []byte, n int64) []byte {
 	switch {
