@@ -552,7 +552,7 @@ func decodeBoth(tag packet.Tag, b []byte, legacy bool) string {
 // TestDecodersMatchLegacy holds the listing and the report to the
 // oracle over the differential corpus.
 func TestDecodersMatchLegacy(t *testing.T) {
-	bodies, _ := decodersCorpus(t)
+	bodies := decodersCorpus(t)
 	bad := 0
 	for _, d := range bodies {
 		if got, want := decodeBoth(d.tag, d.body, false), decodeBoth(d.tag, d.body, true); got != want {

@@ -97,19 +97,20 @@ func (s S2KSpec) Octets() int {
 	return decodeS2KCount(s.Count)
 }
 
-// Bounds on what a specifier may ask the S2K to spend. Argon2's memory is
+// Bounds on what a specifier may ask the S2K to spend, for SKESKs
+// (ParseSKESK) and secret keys (package keyring). Argon2's memory is
 // allocated and its passes run before anything can be checked, so a
 // hostile SKESK or secret key could otherwise demand terabytes or hours.
 // 2 GiB with one pass is RFC 9580's first recommendation (§4.3.1); more
 // is refused.
 const (
-	maxArgon2MemExp = 21 // 2^21 KiB = 2 GiB
-	maxArgon2Passes = 16
+	MaxArgon2MemExp = 21 // 2^21 KiB = 2 GiB
+	MaxArgon2Passes = 16
 )
 
 // TooCostly reports whether an Argon2 specifier asks for more than 16
 // passes or more than 2 GiB. Iterated S2K needs no bound: its encoding
 // cannot ask for more than ~65 MB of hashing.
 func (s S2KSpec) TooCostly() bool {
-	return s.Type == 4 && s.Len >= 20 && (s.MemoryExp > maxArgon2MemExp || s.Passes > maxArgon2Passes)
+	return s.Type == 4 && s.Len >= 20 && (s.MemoryExp > MaxArgon2MemExp || s.Passes > MaxArgon2Passes)
 }

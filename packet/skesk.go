@@ -85,7 +85,7 @@ func ParseSKESK(body []byte, offset int64) (*SKESK, error) {
 		return s, &TruncatedError{"SKESK", offset, "the Argon2 S2K parameters"}
 	}
 	if s.Spec.TooCostly() {
-		return s, &UnsupportedError{"SKESK", offset, fmt.Sprintf("Argon2 cost: %d passes over 2^%d KiB (pgpstream allows up to %d passes over 2 GiB)", s.Spec.Passes, s.Spec.MemoryExp, maxArgon2Passes)}
+		return s, &UnsupportedError{"SKESK", offset, fmt.Sprintf("Argon2 cost: %d passes over 2^%d KiB (pgpstream allows up to %d passes over 2 GiB)", s.Spec.Passes, s.Spec.MemoryExp, MaxArgon2Passes)}
 	}
 	return s, nil
 }
