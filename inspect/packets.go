@@ -615,30 +615,18 @@ const (
 )
 
 func describePKESK(b []byte) []string {
-	if len(b) < 1 {
+	p, err := packet.ParsePKESK(b, -1)
+	switch {
+	case errors.Is(err, packet.ErrTruncated):
 		return []string{":pubkey enc packet: [too short]"}
+	case err != nil:
+		return []string{":pubkey enc packet: [unknown version]"}
+	case p.Version == 3:
+		return append([]string{fmt.Sprintf(":pubkey enc packet: version 3, algo %d, keyid %016X", p.Algo, p.KeyID)}, encData(p.Algo, p.Fields)...)
 	}
-	switch b[0] {
-	case 3:
-		if len(b) < 10 {
-			return []string{":pubkey enc packet: [too short]"}
-		}
-		out := []string{fmt.Sprintf(":pubkey enc packet: version 3, algo %d, keyid %016X", b[9], binary.BigEndian.Uint64(b[1:9]))}
-		return append(out, encData(b[9], b[10:])...)
-	case 6:
-		// GnuPG 2.2 knows no v6 PKESK; said in the same shape.
-		if len(b) < 2 || len(b) < 2+int(b[1])+1 {
-			return []string{":pubkey enc packet: [too short]"}
-		}
-		n := int(b[1])
-		fpr := ""
-		if n > 0 {
-			fpr = hexUpper(b[3 : 2+n])
-		}
-		algo := b[2+n]
-		return append([]string{fmt.Sprintf(":pubkey enc packet: version 6, algo %d, fpr %s", algo, fpr)}, encData(algo, b[3+n:])...)
-	}
-	return []string{":pubkey enc packet: [unknown version]"}
+	// GnuPG 2.2 knows no v6 PKESK; said in the same shape.
+	line := fmt.Sprintf(":pubkey enc packet: version 6, algo %d, fpr %s", p.Algo, hexUpper(p.Fingerprint))
+	return append([]string{line}, encData(p.Algo, p.Fields)...)
 }
 
 func encData(algo byte, b []byte) []string {
@@ -676,39 +664,34 @@ func encData(algo byte, b []byte) []string {
 func s2kCount(c byte) uint32 { return (16 + uint32(c&15)) << ((c >> 4) + 6) }
 
 func describeSKESK(b []byte) []string {
-	if len(b) < 4 {
+	if len(b) < 4 { // gpg's shortest SKESK
 		return []string{":symkey enc packet: [too short]"}
 	}
-	v := b[0]
-	switch v {
+	s, _ := packet.ParseSKESK(b, -1)
+	sp := s.Spec
+	switch s.Version {
 	case 4, 5:
-		cipher := b[1]
-		rest := b[2:]
-		aead := byte(0)
-		if v == 5 {
-			aead, rest = b[2], b[3:]
-		}
-		return describeS2KESK(v, cipher, aead, rest)
+		return describeS2KESK(s)
 	case 6:
-		// count, cipher, aead, S2K length, S2K
-		if len(b) < 5 {
+		if s.Wrapped == nil || s.SpecLen < 1 {
 			return []string{":symkey enc packet: [too short]"}
 		}
-		cipher, aead, n := b[2], b[3], int(b[4])
-		if len(b) < 5+n || n < 1 {
-			return []string{":symkey enc packet: [too short]"}
-		}
-		s2k := b[5 : 5+n]
-		line := fmt.Sprintf(":symkey enc packet: version 6, cipher %d, aead %d,s2k %d", cipher, aead, s2k[0])
+		// The listing holds the specifier to its length octet.
+		line := fmt.Sprintf(":symkey enc packet: version 6, cipher %d, aead %d,s2k %d", s.Cipher, s.AEAD, sp.Type)
 		out := []string{line}
-		if s2k[0] == 4 && len(s2k) == 20 {
-			out = append(out, fmt.Sprintf("salt %s, passes %d, parallelism %d, memory 2^%d KiB", hexUpper(s2k[1:17]), s2k[17], s2k[18], s2k[19]))
-		} else if len(s2k) >= 2 {
-			out[0] += fmt.Sprintf(", hash %d", s2k[1])
-			if (s2k[0] == 1 || s2k[0] == 3) && len(s2k) >= 10 {
-				l := "salt " + hexUpper(s2k[2:10])
-				if s2k[0] == 3 && len(s2k) >= 11 {
-					l += fmt.Sprintf(", count %d (%d)", s2kCount(s2k[10]), s2k[10])
+		if sp.Type == 4 && s.SpecLen == 20 {
+			out = append(out, fmt.Sprintf("salt %s, passes %d, parallelism %d, memory 2^%d KiB", hexUpper(sp.Salt), sp.Passes, sp.Parallelism, sp.MemoryExp))
+		} else if s.SpecLen >= 2 {
+			// The octet after the type: for Argon2, the salt's first.
+			hash := byte(sp.Hash)
+			if sp.Type == 4 {
+				hash = sp.Salt[0]
+			}
+			out[0] += fmt.Sprintf(", hash %d", hash)
+			if (sp.Type == 1 || sp.Type == 3) && s.SpecLen >= 10 {
+				l := "salt " + hexUpper(sp.Salt)
+				if sp.Type == 3 && s.SpecLen >= 11 {
+					l += fmt.Sprintf(", count %d (%d)", sp.Octets(), sp.Count)
 				}
 				out = append(out, l)
 			}
@@ -718,38 +701,33 @@ func describeSKESK(b []byte) []string {
 	return []string{":symkey enc packet: [unknown version]"}
 }
 
-func describeS2KESK(v, cipher, aead byte, rest []byte) []string {
-	if len(rest) < 2 {
+// describeS2KESK lists a v4 or v5 SKESK.
+func describeS2KESK(s *packet.SKESK) []string {
+	sp := s.Spec
+	if sp.Len < 2 {
 		return []string{":symkey enc packet: [too short]"}
 	}
-	mode, hash := rest[0], rest[1]
-	rest = rest[2:]
-	minlen := 0
-	switch mode {
-	case 0:
-	case 1:
-		minlen = 8
-	case 3:
-		minlen = 9
+	switch sp.Type {
+	case 0, 1, 3:
 	default:
 		return []string{":symkey enc packet: [unknown S2K mode]"}
 	}
-	if len(rest) < minlen {
+	if s.Wrapped == nil {
 		return []string{":symkey enc packet: [too short]"}
 	}
-	line := fmt.Sprintf(":symkey enc packet: version %d, cipher %d, aead %d,s2k %d, hash %d", v, cipher, aead, mode, hash)
-	if sk := len(rest) - minlen; sk > 0 {
-		if aead != 0 {
+	line := fmt.Sprintf(":symkey enc packet: version %d, cipher %d, aead %d,s2k %d, hash %d", s.Version, s.Cipher, s.AEAD, sp.Type, sp.Hash)
+	if sk := len(s.Wrapped); sk > 0 {
+		if s.AEAD != 0 {
 			line += fmt.Sprintf(", encrypted seskey %d bytes", sk)
 		} else {
 			line += fmt.Sprintf(", seskey %d bits", (sk-1)*8)
 		}
 	}
 	out := []string{line}
-	if mode == 1 || mode == 3 {
-		l := "salt " + hexUpper(rest[:8])
-		if mode == 3 {
-			l += fmt.Sprintf(", count %d (%d)", s2kCount(rest[8]), rest[8])
+	if sp.Type == 1 || sp.Type == 3 {
+		l := "salt " + hexUpper(sp.Salt)
+		if sp.Type == 3 {
+			l += fmt.Sprintf(", count %d (%d)", sp.Octets(), sp.Count)
 		}
 		out = append(out, l)
 	}
@@ -757,31 +735,23 @@ func describeS2KESK(v, cipher, aead byte, rest []byte) []string {
 }
 
 func describeOnePass(b []byte) []string {
-	if len(b) < 1 {
-		return []string{":onepass_sig packet: [too short]"}
-	}
-	switch b[0] {
-	case 3:
-		if len(b) < 13 {
-			return []string{":onepass_sig packet: [too short]"}
-		}
+	o, err := packet.ParseOnePassSignature(b, -1)
+	var unsupported *packet.UnsupportedError
+	switch {
+	case o != nil && o.Version == 3:
 		return []string{
-			fmt.Sprintf(":onepass_sig packet: keyid %016X", binary.BigEndian.Uint64(b[4:12])),
-			fmt.Sprintf("version 3, sigclass 0x%02x, digest %d, pubkey %d, last=%d", b[1], b[2], b[3], b[12]),
+			fmt.Sprintf(":onepass_sig packet: keyid %016X", o.KeyID),
+			fmt.Sprintf("version 3, sigclass 0x%02x, digest %d, pubkey %d, last=%d", o.SigType, o.Hash, o.PubKeyAlgo, o.Nested),
 		}
-	case 6:
-		// type, hash, algo, salt length, salt, 32-octet fingerprint, last
-		if len(b) < 5 || len(b) < 5+int(b[4])+33 {
-			return []string{":onepass_sig packet: [too short]"}
-		}
-		n := int(b[4])
-		fpr := b[5+n : 5+n+32]
+	case o != nil:
 		return []string{
-			fmt.Sprintf(":onepass_sig packet: fpr %s", hexUpper(fpr)),
-			fmt.Sprintf("version 6, sigclass 0x%02x, digest %d, pubkey %d, last=%d", b[1], b[2], b[3], b[5+n+32]),
+			fmt.Sprintf(":onepass_sig packet: fpr %s", hexUpper(o.Fingerprint)),
+			fmt.Sprintf("version 6, sigclass 0x%02x, digest %d, pubkey %d, last=%d", o.SigType, o.Hash, o.PubKeyAlgo, o.Nested),
 		}
+	case errors.As(err, &unsupported):
+		return []string{":onepass_sig packet: [unknown version]"}
 	}
-	return []string{":onepass_sig packet: [unknown version]"}
+	return []string{":onepass_sig packet: [too short]"}
 }
 
 func sigDataCount(algo byte) int {
@@ -965,59 +935,28 @@ func describeSubpacket(sp subpacket, hashed bool) string {
 }
 
 func describeSignature(b []byte) []string {
-	if len(b) < 16 {
+	if len(b) < 16 { // gpg's shortest signature
 		return []string{":signature packet: [too short]"}
 	}
-	v := b[0]
-	switch v {
-	case 2, 3:
-		// version, 5 (md5len), class, time, keyid, algo, hash, 2 octets, MPIs
-		if len(b) < 19 {
-			return []string{":signature packet: [too short]"}
-		}
-		algo := b[15]
-		out := []string{
-			fmt.Sprintf(":signature packet: algo %d, keyid %016X", algo, binary.BigEndian.Uint64(b[7:15])),
-			fmt.Sprintf("version %d, created %d, md5len %d, sigclass 0x%02x", v, binary.BigEndian.Uint32(b[3:7]), b[1], b[2]),
-			fmt.Sprintf("digest algo %d, begin of digest %02x %02x", b[16], b[17], b[18]),
-		}
-		return append(out, sigData(algo, b[19:])...)
-	case 4, 6:
-	default:
+	s, _ := packet.ParseSignature(b, -1)
+	if s == nil || s.Version == 5 {
 		return []string{":signature packet: [unknown version]"}
 	}
-	class, algo, hash := b[1], b[2], b[3]
-	rest := b[4:]
-	areaLen := func() ([]byte, bool) {
-		n := 2
-		if v == 6 {
-			n = 4
-		}
-		if len(rest) < n {
-			return nil, false
-		}
-		var l int
-		if n == 2 {
-			l = int(binary.BigEndian.Uint16(rest))
-		} else {
-			l = int(binary.BigEndian.Uint32(rest))
-		}
-		if len(rest) < n+l {
-			return nil, false
-		}
-		a := rest[n : n+l]
-		rest = rest[n+l:]
-		return a, true
-	}
-	hashedArea, ok1 := areaLen()
-	unhashedArea, ok2 := areaLen()
-	if !ok1 || !ok2 || len(rest) < 2 {
+	if s.Values == nil {
 		return []string{":signature packet: [too short]"}
 	}
-	start := rest[:2]
-	rest = rest[2:]
-	hashed, _ := splitSubpackets(hashedArea)
-	unhashed, _ := splitSubpackets(unhashedArea)
+	algo := s.PubKeyAlgo
+	if s.Version <= 3 {
+		out := []string{
+			fmt.Sprintf(":signature packet: algo %d, keyid %016X", algo, s.IssuerKeyID),
+			fmt.Sprintf("version %d, created %d, md5len %d, sigclass 0x%02x", s.Version, s.Created.Unix(), s.MD5Len, s.SigType),
+			fmt.Sprintf("digest algo %d, begin of digest %02x %02x", s.Hash, s.HashPrefix[0], s.HashPrefix[1]),
+		}
+		return append(out, sigData(algo, s.Values)...)
+	}
+	hashed, _ := splitSubpackets(s.Hashed)
+	unhashed, _ := splitSubpackets(s.Unhashed)
+	// gpg's creation time: the first non-zero one in the hashed area.
 	var created uint32
 	for _, sp := range hashed {
 		if sp.Type == 2 && len(sp.Data) >= 4 && created == 0 {
@@ -1027,8 +966,8 @@ func describeSignature(b []byte) []string {
 	keyid, _ := issuerOf(hashed, unhashed)
 	out := []string{
 		fmt.Sprintf(":signature packet: algo %d, keyid %016X", algo, keyid),
-		fmt.Sprintf("version %d, created %d, md5len 0, sigclass 0x%02x", v, created, class),
-		fmt.Sprintf("digest algo %d, begin of digest %02x %02x", hash, start[0], start[1]),
+		fmt.Sprintf("version %d, created %d, md5len 0, sigclass 0x%02x", s.Version, created, s.SigType),
+		fmt.Sprintf("digest algo %d, begin of digest %02x %02x", s.Hash, s.HashPrefix[0], s.HashPrefix[1]),
 	}
 	for _, sp := range hashed {
 		out = append(out, describeSubpacket(sp, true))
@@ -1036,14 +975,13 @@ func describeSignature(b []byte) []string {
 	for _, sp := range unhashed {
 		out = append(out, describeSubpacket(sp, false))
 	}
-	if v == 6 {
-		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
+	if s.Version == 6 {
+		if s.Salt == nil {
 			return append(out, "[too short]")
 		}
-		out = append(out, "salt "+hexUpper(rest[1:1+int(rest[0])]))
-		rest = rest[1+int(rest[0]):]
+		out = append(out, "salt "+hexUpper(s.Salt))
 	}
-	return append(out, sigData(algo, rest)...)
+	return append(out, sigData(algo, s.Values)...)
 }
 
 // issuerOf finds the signer as gpg does: an issuer fingerprint in the
@@ -1066,32 +1004,15 @@ func issuerOf(hashed, unhashed []subpacket) (keyid uint64, fpr []byte) {
 	return keyid, fpr
 }
 
-// sigIssuer is issuerOf for a v4 or v6 signature body.
-func sigIssuer(b []byte) (uint64, []byte) {
-	if len(b) < 4 || (b[0] != 4 && b[0] != 6) {
+// sigIssuer is issuerOf for a signature's subpacket areas, 0 and nil
+// when they could not be read.
+func sigIssuer(s *packet.Signature) (uint64, []byte) {
+	if s.Unhashed == nil {
 		return 0, nil
 	}
-	n := 2
-	if b[0] == 6 {
-		n = 4
-	}
-	rest := b[4:]
-	var areas [2][]subpacket
-	for i := range areas {
-		if len(rest) < n {
-			return 0, nil
-		}
-		l := int(binary.BigEndian.Uint16(rest))
-		if n == 4 {
-			l = int(binary.BigEndian.Uint32(rest))
-		}
-		if len(rest) < n+l {
-			return 0, nil
-		}
-		areas[i], _ = splitSubpackets(rest[n : n+l])
-		rest = rest[n+l:]
-	}
-	return issuerOf(areas[0], areas[1])
+	hashed, _ := splitSubpackets(s.Hashed)
+	unhashed, _ := splitSubpackets(s.Unhashed)
+	return issuerOf(hashed, unhashed)
 }
 
 func sigData(algo byte, b []byte) []string {

@@ -245,35 +245,26 @@ func (ins *inspector) observe(h packet.Header, depth int, b []byte) {
 }
 
 func (ins *inspector) pkesk(b []byte) {
-	var r Recipient
-	var id uint64
-	var fp []byte
-	switch {
-	case len(b) >= 10 && b[0] == 3:
-		r.Version, r.AlgorithmID = 3, int(b[9])
-		id = binary.BigEndian.Uint64(b[1:9])
-		if id == 0 {
-			r.Hidden = true
-		} else {
-			r.KeyID = fmt.Sprintf("%016X", id)
-		}
-	case len(b) >= 3 && b[0] == 6 && len(b) >= 3+int(b[1]):
-		n := int(b[1])
-		r.Version, r.AlgorithmID = 6, int(b[2+n])
-		if n == 0 {
-			r.Hidden = true
-		} else {
-			fp = b[3 : 2+n]
-			r.Fingerprint = hexUpper(fp)
-			if len(fp) == 32 {
-				id = binary.BigEndian.Uint64(fp)
-			}
-		}
-	default:
+	p, err := packet.ParsePKESK(b, -1)
+	if err != nil {
 		ins.rep.Warnings = append(ins.rep.Warnings, "a public-key session key packet could not be read")
 		return
 	}
-	r.Algorithm = algoName(byte(r.AlgorithmID))
+	r := Recipient{Version: int(p.Version), AlgorithmID: int(p.Algo), Algorithm: algoName(p.Algo)}
+	var id uint64
+	fp := p.Fingerprint
+	switch {
+	case p.Version == 3 && p.KeyID == 0, p.Version == 6 && fp == nil:
+		r.Hidden = true
+	case p.Version == 3:
+		id = p.KeyID
+		r.KeyID = fmt.Sprintf("%016X", id)
+	default:
+		r.Fingerprint = hexUpper(fp)
+		if len(fp) == 32 {
+			id = packet.KeyIDOf(fp)
+		}
+	}
 	if !r.Hidden {
 		r.UserID, r.Secret, r.Known = ins.lookup(id, fp)
 	}
@@ -281,27 +272,32 @@ func (ins *inspector) pkesk(b []byte) {
 }
 
 func (ins *inspector) skesk(b []byte) {
+	s, _ := packet.ParseSKESK(b, -1)
 	p := Passphrase{}
-	var s2k []byte
+	// has says whether the S2K field holds n octets: a v6 SKESK's as its
+	// length octet bounds it, a v4 or v5 one's as far as it was read.
+	has := func(n int) bool { return s.Spec.Len >= n }
 	switch {
-	case len(b) >= 4 && b[0] == 4:
-		p.Version, p.Cipher, s2k = 4, cipherName(b[1]), b[2:]
-		if weakCipher(b[1]) {
+	case s != nil && s.Version == 4 && s.Spec.Len >= 2:
+		p.Version, p.Cipher = 4, cipherName(byte(s.Cipher))
+		if weakCipher(byte(s.Cipher)) {
 			ins.weakBody = true
 			ins.rep.Warnings = append(ins.rep.Warnings, "a passphrase packet uses "+p.Cipher+", a cipher with 64-bit blocks")
 		}
-	case len(b) >= 5 && b[0] == 5:
-		p.Version, p.Cipher, p.AEAD, s2k = 5, cipherName(b[1]), packet.AEADAlgo(b[2]).String(), b[3:]
-	case len(b) >= 5 && b[0] == 6 && len(b) >= 5+int(b[4]):
-		p.Version, p.Cipher, p.AEAD, s2k = 6, cipherName(b[2]), packet.AEADAlgo(b[3]).String(), b[5:5+int(b[4])]
+	case s != nil && s.Version == 5 && s.Spec.Len >= 2:
+		p.Version, p.Cipher, p.AEAD = 5, cipherName(byte(s.Cipher)), s.AEAD.String()
+	case s != nil && s.Version == 6 && s.Wrapped != nil:
+		p.Version, p.Cipher, p.AEAD = 6, cipherName(byte(s.Cipher)), s.AEAD.String()
+		has = func(n int) bool { return s.SpecLen >= n }
 	default:
 		ins.rep.Warnings = append(ins.rep.Warnings, "a passphrase packet could not be read")
 		return
 	}
-	if len(s2k) < 1 {
+	if !has(1) {
 		return
 	}
-	switch s2k[0] {
+	sp := s.Spec
+	switch sp.Type {
 	case 0:
 		p.S2K = "simple"
 		ins.weakS2K = true
@@ -312,19 +308,19 @@ func (ins *inspector) skesk(b []byte) {
 		ins.rep.Warnings = append(ins.rep.Warnings, "a passphrase packet uses the salted S2K (one hash): the passphrase is cheap to guess")
 	case 3:
 		p.S2K = "iterated"
-		if len(s2k) >= 11 {
-			p.Count = s2kCount(s2k[10])
+		if has(11) {
+			p.Count = uint32(sp.Octets())
 		}
 	case 4:
 		p.S2K = "argon2"
-		if len(s2k) >= 20 {
-			p.Passes, p.Parallelism, p.MemoryKiB = int(s2k[17]), int(s2k[18]), int64(1)<<s2k[19]
+		if has(20) {
+			p.Passes, p.Parallelism, p.MemoryKiB = int(sp.Passes), int(sp.Parallelism), int64(1)<<sp.MemoryExp
 		}
 	default:
-		p.S2K = fmt.Sprintf("S2K %d", s2k[0])
+		p.S2K = fmt.Sprintf("S2K %d", sp.Type)
 	}
-	if s2k[0] < 4 && len(s2k) >= 2 {
-		p.Hash = hashName(s2k[1])
+	if sp.Type < 4 && has(2) {
+		p.Hash = hashName(byte(sp.Hash))
 	}
 	ins.rep.Passphrases = append(ins.rep.Passphrases, p)
 }
@@ -369,24 +365,17 @@ func (ins *inspector) encrypted(h packet.Header, b []byte) {
 }
 
 func (ins *inspector) onePass(b []byte) {
-	s := Signature{OnePass: true}
-	var id uint64
-	var fp []byte
-	switch {
-	case len(b) >= 13 && b[0] == 3:
-		s.Version, s.Type, s.Hash, s.Algorithm = 3, sigTypeName(b[1]), hashName(b[2]), algoName(b[3])
-		id = binary.BigEndian.Uint64(b[4:12])
-		s.KeyID = fmt.Sprintf("%016X", id)
-	case len(b) >= 5 && b[0] == 6 && len(b) >= 5+int(b[4])+33:
-		n := int(b[4])
-		s.Version, s.Type, s.Hash, s.Algorithm = 6, sigTypeName(b[1]), hashName(b[2]), algoName(b[3])
-		fp = b[5+n : 5+n+32]
-		s.Fingerprint = hexUpper(fp)
-		id = binary.BigEndian.Uint64(fp)
-	default:
+	o, _ := packet.ParseOnePassSignature(b, -1)
+	if o == nil {
 		return
 	}
-	s.UserID, _, s.Known = ins.lookup(id, fp)
+	s := Signature{OnePass: true, Version: o.Version, Type: sigTypeName(o.SigType), Hash: hashName(byte(o.Hash)), Algorithm: algoName(o.PubKeyAlgo)}
+	if o.Version == 3 {
+		s.KeyID = fmt.Sprintf("%016X", o.KeyID)
+	} else {
+		s.Fingerprint = hexUpper(o.Fingerprint)
+	}
+	s.UserID, _, s.Known = ins.lookup(o.KeyID, o.Fingerprint)
 	ins.rep.Signatures = append(ins.rep.Signatures, s)
 }
 
@@ -395,25 +384,28 @@ func (ins *inspector) signature(b []byte) {
 		return
 	}
 	ins.sigs++
-	s := Signature{Version: int(b[0])}
+	sig, _ := packet.ParseSignature(b, -1)
+	if sig == nil {
+		return
+	}
+	s := Signature{Version: sig.Version}
 	var id uint64
 	var fp []byte
-	switch b[0] {
+	switch sig.Version {
 	case 3:
-		if len(b) < 17 {
+		if sig.Created.IsZero() { // the 17 octets before the hash prefix are not all there
 			return
 		}
-		s.Type, s.Algorithm, s.Hash = sigTypeName(b[2]), algoName(b[15]), hashName(b[16])
-		id = binary.BigEndian.Uint64(b[7:15])
+		id = sig.IssuerKeyID
 	case 4, 6:
-		s.Type, s.Algorithm, s.Hash = sigTypeName(b[1]), algoName(b[2]), hashName(b[3])
-		id, fp = sigIssuer(b)
+		id, fp = sigIssuer(sig)
 		if len(fp) > 0 {
 			s.Fingerprint = hexUpper(fp)
 		}
 	default:
 		return
 	}
+	s.Type, s.Algorithm, s.Hash = sigTypeName(sig.SigType), algoName(sig.PubKeyAlgo), hashName(byte(sig.Hash))
 	if id != 0 {
 		s.KeyID = fmt.Sprintf("%016X", id)
 	}

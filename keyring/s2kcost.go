@@ -5,17 +5,8 @@ import (
 	"fmt"
 
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
-)
 
-// Bounds on what a secret key's Argon2 S2K may ask for: the same as
-// package packet puts on an SKESK's, for the same reason. Argon2 takes
-// its memory and runs its passes before the passphrase can be checked,
-// and go-crypto allocates whatever the key says (2^31 KiB is a valid
-// encoding), so a hostile key would otherwise end the process with an
-// out-of-memory crash instead of an error.
-const (
-	maxArgon2MemExp = 21 // 2^21 KiB = 2 GiB
-	maxArgon2Passes = 16
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // s2kSpecOf returns the S2K specifier of a secret key packet (RFC 9580
@@ -58,18 +49,22 @@ func s2kSpecOf(p rawPacket) ([]byte, error) {
 	return body[skip:], nil
 }
 
-// checkS2KSpec refuses an Argon2 specifier (type 4: salt, passes,
-// parallelism, memory exponent) beyond the bounds.
+// checkS2KSpec refuses an Argon2 specifier beyond package packet's
+// bounds, the same as it puts on an SKESK's, for the same reason:
+// Argon2 takes its memory and runs its passes before the passphrase can
+// be checked, and go-crypto allocates whatever the key says (2^31 KiB is
+// a valid encoding), so a hostile key would otherwise end the process
+// with an out-of-memory crash instead of an error.
 func checkS2KSpec(spec []byte) error {
-	if len(spec) < 1 || spec[0] != 4 {
+	sp, _ := pgppacket.ParseS2K(spec)
+	if sp.Type != 4 {
 		return nil
 	}
-	if len(spec) < 1+16+3 {
+	if sp.Len < 20 {
 		return fmt.Errorf("%w: secret key packet ends inside its Argon2 parameters", ErrMalformed)
 	}
-	t, m := spec[17], spec[19]
-	if m > maxArgon2MemExp || t > maxArgon2Passes {
-		return fmt.Errorf("its Argon2 S2K asks for %d passes over 2^%d KiB (pgpstream allows up to %d passes over 2 GiB)", t, m, maxArgon2Passes)
+	if sp.TooCostly() {
+		return fmt.Errorf("its Argon2 S2K asks for %d passes over 2^%d KiB (pgpstream allows up to %d passes over 2 GiB)", sp.Passes, sp.MemoryExp, pgppacket.MaxArgon2Passes)
 	}
 	return nil
 }

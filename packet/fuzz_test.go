@@ -83,6 +83,9 @@ func FuzzPacketBodies(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		ParsePKESK(body, 0)
 		ParseSKESK(body, 0)
+		if sp, err := ParseS2K(body); sp.Len > len(body) || (err == nil && sp.Len == 0) {
+			t.Fatalf("ParseS2K(%x): Len %d, %v", body, sp.Len, err)
+		}
 		r := iobuf.NewReader(bytes.NewReader(body), 16)
 		ReadLiteral(r, 0)
 		r = iobuf.NewReader(bytes.NewReader(body), 16)

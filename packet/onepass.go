@@ -22,49 +22,64 @@ type OnePassSignature struct {
 	// implementation in use treats all one-pass signatures as covering
 	// only the literal data; so does pgpstream.
 	Last bool
+	// Nested is that octet as written (gpg lists it); Last is Nested != 0.
+	Nested byte
 }
 
-// ParseOnePassSignature parses a one-pass signature packet body.
+// ParseOnePassSignature parses a one-pass signature packet body. When
+// every field could be read but the body breaks a rule pgpstream holds
+// it to (trailing octets, a v6 salt whose length does not fit the hash),
+// it returns the filled OnePassSignature with a *StructuralError, for a
+// reader that only describes the packet (package inspect); a truncated
+// body or an unknown version gives nil.
 func ParseOnePassSignature(b []byte, offset int64) (*OnePassSignature, error) {
 	short := &TruncatedError{"one-pass signature", offset, "the rest of the one-pass signature"}
 	if len(b) < 1 {
 		return nil, short
 	}
 	o := &OnePassSignature{Version: int(b[0])}
+	var end int
 	switch o.Version {
 	case 3:
-		if len(b) != 13 {
-			if len(b) < 13 {
-				return nil, short
-			}
-			return nil, &StructuralError{"one-pass signature", offset, "v3 body is not 13 bytes"}
+		if len(b) < 13 {
+			return nil, short
 		}
 		o.SigType, o.Hash, o.PubKeyAlgo = b[1], HashAlgo(b[2]), b[3]
 		o.KeyID = binary.BigEndian.Uint64(b[4:])
-		o.Last = b[12] != 0
-		return o, nil
+		end = 13
 	case 6:
+		// type, hash, algorithm, salt length, salt, fingerprint, nested
 		if len(b) < 5 {
+			return nil, short
+		}
+		if len(b) < 5+int(b[4])+32+1 {
+			if int(b[4]) != HashAlgo(b[2]).SaltSize() {
+				return nil, &StructuralError{"one-pass signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", b[4], HashAlgo(b[2]))}
+			}
 			return nil, short
 		}
 		o.SigType, o.Hash, o.PubKeyAlgo = b[1], HashAlgo(b[2]), b[3]
 		n := int(b[4])
-		if n != o.Hash.SaltSize() {
-			return nil, &StructuralError{"one-pass signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", n, o.Hash)}
-		}
-		if len(b) != 5+n+32+1 {
-			if len(b) < 5+n+32+1 {
-				return nil, short
-			}
-			return nil, &StructuralError{"one-pass signature", offset, "v6 body has trailing bytes"}
-		}
 		o.Salt = b[5 : 5+n]
 		o.Fingerprint = b[5+n : 5+n+32]
 		o.KeyID = KeyIDOf(o.Fingerprint)
-		o.Last = b[5+n+32] != 0
-		return o, nil
+		end = 5 + n + 32 + 1
+	default:
+		return nil, &UnsupportedError{"one-pass signature", offset, fmt.Sprintf("one-pass signature version %d", o.Version)}
 	}
-	return nil, &UnsupportedError{"one-pass signature", offset, fmt.Sprintf("one-pass signature version %d", o.Version)}
+	o.Nested = b[end-1]
+	o.Last = o.Nested != 0
+	if o.Version == 6 && len(o.Salt) != o.Hash.SaltSize() {
+		return o, &StructuralError{"one-pass signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", len(o.Salt), o.Hash)}
+	}
+	if len(b) != end {
+		msg := "v6 body has trailing bytes"
+		if o.Version == 3 {
+			msg = "v3 body is not 13 bytes"
+		}
+		return o, &StructuralError{"one-pass signature", offset, msg}
+	}
+	return o, nil
 }
 
 // Append appends the packet body's encoding to dst.

@@ -33,10 +33,10 @@ func isUnsupportedCipher(err error) bool {
 // the cipher, the key, and a two-octet checksum (the sum of the key's
 // octets modulo 65536).
 func (p *PKESK) decryptLegacy(priv *gcpacket.PrivateKey) ([]byte, CipherAlgo, error) {
-	if p.Version != 3 || len(p.body) < 10 {
+	if p.Version != 3 {
 		return nil, 0, &UnsupportedError{"PKESK", p.Offset, "session key layout"}
 	}
-	fields := p.body[10:]
+	fields := p.Fields
 	var b []byte
 	var err error
 	switch priv.PubKeyAlgo {

@@ -65,33 +65,17 @@ const s2kBlock = 64 << 10
 // (RIPEMD-160 among them, which go-crypto's S2K lacks). ok is false for
 // every other S2K (Argon2, GnuPG's card stubs): go-crypto decrypts those.
 func (s *SKESK) decryptV4Iterated(passphrase []byte) (key []byte, c CipherAlgo, ok bool, err error) {
-	b := s.body
-	// version, cipher, S2K type, hash, then 8 octets of salt for types 1
-	// and 3, then the coded count for type 3.
-	if len(b) < 4 {
-		return nil, 0, false, nil
-	}
-	var salt []byte
-	count, end := 0, 4
-	switch b[2] {
-	case 0:
-	case 1:
-		end = 12
-	case 3:
-		end = 13
+	sp := s.Spec
+	switch sp.Type {
+	case 0, 1, 3:
 	default:
 		return nil, 0, false, nil
 	}
-	if len(b) < end {
+	if s.Wrapped == nil { // the specifier ends early
 		return nil, 0, false, nil
 	}
-	if end > 4 {
-		salt = b[4:12]
-	}
-	if b[2] == 3 {
-		count = decodeS2KCount(b[12])
-	}
-	kekAlgo, h := CipherAlgo(b[1]), HashAlgo(b[3])
+	salt, count := sp.Salt, sp.Octets()
+	kekAlgo, h := s.Cipher, sp.Hash
 	if kekAlgo.KeySize() == 0 || h.New() == nil {
 		return nil, 0, false, nil
 	}
@@ -99,7 +83,7 @@ func (s *SKESK) decryptV4Iterated(passphrase []byte) (key []byte, c CipherAlgo, 
 	if err := iteratedS2K(kek, h, salt, passphrase, count); err != nil {
 		return nil, 0, false, err
 	}
-	esk := b[end:]
+	esk := s.Wrapped
 	if len(esk) == 0 {
 		// No encrypted session key: the derived key is the session key.
 		return kek, kekAlgo, true, nil

@@ -163,6 +163,12 @@ type Signature struct {
 	// what follows the hash prefix (and a v6 signature's salt), a slice
 	// of Body.
 	Values []byte
+
+	// The packet as written, for a reader that lists it (package
+	// inspect): a v2 or v3 signature's hashed-material length octet
+	// (5), and a v4 to v6 signature's subpacket areas, slices of Body.
+	MD5Len           byte
+	Hashed, Unhashed []byte
 }
 
 // Revoker is one revocation key subpacket (RFC 9580 §5.2.3.23): a
@@ -203,6 +209,19 @@ const maxSigSubpackets = 1 << 16
 
 // ParseSignature parses a Signature packet body. Offset is the packet's
 // offset, for errors.
+//
+// Along with an error it returns the fields it could read, for a reader
+// that only describes the packet (package inspect): a version 2
+// signature (laid out as v3, refused), a v3 hashed length other than 5,
+// a subpacket area beyond the bound, a v6 salt that does not fit the
+// hash, malformed subpackets, and a body that ends early. The fields
+// are read in wire order and those before the error are set: Created is
+// the zero Time until read; SigType, PubKeyAlgo and Hash are set once
+// there (for v2 and v3, with the 17 octets before the hash prefix);
+// Hashed and Unhashed are non-nil once both areas were read; Values is
+// non-nil once the hash prefix was, and a v6 Salt once it was read (a
+// v6 body cut inside its salt has Values set to what follows the
+// prefix and Salt nil). A version it does not know gives nil.
 func ParseSignature(b []byte, offset int64) (*Signature, error) {
 	short := func() error {
 		return &TruncatedError{"signature", offset, "the rest of the signature packet"}
@@ -212,21 +231,33 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 	}
 	s := &Signature{Version: int(b[0]), Body: b}
 	switch s.Version {
-	case 3:
+	case 2, 3:
 		// §5.2.2: hashed length 5, type, time, key ID, algorithms, prefix.
-		if len(b) < 19 {
-			return nil, short()
+		// Version 2 is the same layout (RFC 1991), and refused whatever
+		// follows.
+		if s.Version == 2 {
+			short = func() error { return &UnsupportedError{"signature", offset, "signature version 2"} }
 		}
-		if b[1] != 5 {
-			return nil, &StructuralError{"signature", offset, "v3 hashed material length is not 5"}
+		if len(b) < 17 {
+			return s, short()
 		}
+		s.MD5Len = b[1]
 		s.SigType = b[2]
 		s.Created = time.Unix(int64(binary.BigEndian.Uint32(b[3:])), 0)
 		s.IssuerKeyID = binary.BigEndian.Uint64(b[7:])
 		s.PubKeyAlgo = b[15]
 		s.Hash = HashAlgo(b[16])
+		if len(b) < 19 {
+			return s, short()
+		}
 		copy(s.HashPrefix[:], b[17:19])
 		s.Values = b[19:]
+		if s.Version == 2 {
+			return s, short()
+		}
+		if s.MD5Len != 5 {
+			return s, &StructuralError{"signature", offset, "v3 hashed material length is not 5"}
+		}
 		return s, nil
 	case 4, 5, 6:
 	default:
@@ -236,15 +267,24 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 	if s.Version == 6 {
 		lenSize = 4
 	}
-	if len(b) < 4+lenSize {
-		return nil, short()
+	if len(b) < 4 {
+		return s, short()
 	}
 	s.SigType, s.PubKeyAlgo, s.Hash = b[1], b[2], HashAlgo(b[3])
+	// An area beyond the bound is the error even where the body also
+	// ends early, as it is found first.
+	var tooLarge error
+	fail := func(err error) (*Signature, error) {
+		if tooLarge != nil {
+			return s, tooLarge
+		}
+		return s, err
+	}
 	rest := b[4:]
 	var areas [2][]byte
 	for i := range areas {
 		if len(rest) < lenSize {
-			return nil, short()
+			return fail(short())
 		}
 		var n uint64
 		if lenSize == 4 {
@@ -253,34 +293,38 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 			n = uint64(binary.BigEndian.Uint16(rest))
 		}
 		rest = rest[lenSize:]
-		if n > maxSigSubpackets {
-			return nil, &StructuralError{"signature", offset, "subpacket area too large"}
+		if n > maxSigSubpackets && tooLarge == nil {
+			tooLarge = &StructuralError{"signature", offset, "subpacket area too large"}
 		}
 		if uint64(len(rest)) < n {
-			return nil, short()
+			return fail(short())
 		}
 		areas[i], rest = rest[:n], rest[n:]
 		if i == 0 {
 			s.HashedEnd = len(b) - len(rest)
 		}
 	}
+	s.Hashed, s.Unhashed = areas[0], areas[1]
 	if len(rest) < 2 {
-		return nil, short()
+		return fail(short())
 	}
 	copy(s.HashPrefix[:], rest)
 	rest = rest[2:]
+	s.Values = rest
 	if s.Version == 6 {
 		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
-			return nil, short()
+			return fail(short())
 		}
 		n := int(rest[0])
-		if n != s.Hash.SaltSize() {
-			return nil, &StructuralError{"signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", n, s.Hash)}
-		}
 		s.Salt = rest[1 : 1+n]
-		rest = rest[1+n:]
+		s.Values = rest[1+n:]
+		if n != s.Hash.SaltSize() && tooLarge == nil {
+			return s, &StructuralError{"signature", offset, fmt.Sprintf("salt of %d bytes does not fit %v", n, s.Hash)}
+		}
 	}
-	s.Values = rest
+	if tooLarge != nil {
+		return s, tooLarge
+	}
 	// The hashed area is authoritative; the unhashed one may only add an
 	// issuer the hashed area lacks (older signers put it there).
 	for i, area := range areas {
@@ -289,7 +333,7 @@ func ParseSignature(b []byte, offset int64) (*Signature, error) {
 			base = s.HashedEnd + lenSize
 		}
 		if err := s.subpackets(area, i == 0, base, offset); err != nil {
-			return nil, err
+			return s, err
 		}
 	}
 	if s.IssuerKeyID == 0 && s.IssuerFingerprint != nil {

@@ -23,7 +23,11 @@ func TestSKESKS2K(t *testing.T) {
 	if err != nil || withKey.SessionKeyMode() != "CFB" {
 		t.Fatalf("with a session key: %v %q", err, withKey.SessionKeyMode())
 	}
-	if mode, hash, got := (&SKESK{Version: 4, body: []byte{4, 9, 3, 2, 1}}).S2K(); mode != 3 || hash != 2 || got != nil {
+	short, err := ParseSKESK([]byte{4, 9, 3, 2, 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode, hash, got := short.S2K(); mode != 3 || hash != 2 || got != nil {
 		t.Fatalf("truncated (no salt): %d %d %x", mode, hash, got)
 	}
 }
