@@ -1233,6 +1233,9 @@ func describeSecret(v, algo byte, npkey, nskey int, b []byte) []string {
 			}
 			b = b[1:] // S2K length
 		}
+		if len(b) < 2 {
+			return []string{"[too short]"}
+		}
 		mode, hash := b[0], b[1]
 		b = b[2:]
 		gnu := false
