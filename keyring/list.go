@@ -48,6 +48,15 @@ func capsOf(sig *packet.Signature, algo packet.PublicKeyAlgorithm, primary bool)
 		if algo.CanEncrypt() {
 			c |= capEncrypt
 		}
+		if primary {
+			// gpg's openpgp_pk_algo_usage (g10/misc.c), which gives a
+			// primary key without key flags: its signing algorithms
+			// authenticate too.
+			switch algo {
+			case packet.PubKeyAlgoRSA, packet.PubKeyAlgoDSA, packet.PubKeyAlgoECDSA, packet.PubKeyAlgoEdDSA:
+				c |= capAuth
+			}
+		}
 		return c
 	}
 	c := 0
@@ -340,6 +349,10 @@ func (k *Key) ringUIDStates(ps keyState, now time.Time) []uidState {
 			continue // unsigned user IDs are not shown; see UserIDs
 		}
 		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs}
+		if k.accepted[id.Name] {
+			// Accepted without a self-signature: gpg lists no date.
+			us.created = time.Time{}
+		}
 		if sig.SigLifetimeSecs != nil && *sig.SigLifetimeSecs != 0 {
 			us.expires = sig.CreationTime.Add(time.Duration(*sig.SigLifetimeSecs) * time.Second)
 		}
