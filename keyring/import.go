@@ -188,6 +188,13 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 			if errors.Is(err, errNoUserID) {
 				st.NoUserID++
 				st.Notes = append(st.Notes, err.Error())
+				if b.secret() {
+					// gpg then fails to find the public key the
+					// secret one belongs to, and exits 2.
+					var nu *noUserIDError
+					errors.As(err, &nu)
+					errs = append(errs, fmt.Errorf("key %016X: %w", nu.keyID, errSecretWithoutPublic))
+				}
 				continue
 			}
 			if err != nil {
@@ -203,8 +210,8 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 		return changed, nil
 	})
 	if err != nil {
-		st.Keys = nil // the ring was not written: nothing was imported
-		return st, err
+		// The ring was not written: nothing was imported.
+		return ImportStats{Notes: st.Notes}, err
 	}
 	return st, errors.Join(errs...)
 }
@@ -212,6 +219,16 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 // errNoUserID is gpg's note for a new key none of whose user IDs has a
 // valid self-signature.
 var errNoUserID = errors.New("new key but contains no user ID - skipped")
+
+// noUserIDError is errNoUserID for one key.
+type noUserIDError struct{ keyID uint64 }
+
+func (e *noUserIDError) Error() string        { return fmt.Sprintf("key %016X: %v", e.keyID, errNoUserID) }
+func (e *noUserIDError) Is(target error) bool { return target == errNoUserID }
+
+// errSecretWithoutPublic is why a secret key is not imported when the
+// public key it belongs to was skipped.
+var errSecretWithoutPublic = errors.New("secret key not imported: its public key was skipped")
 
 // noIdentity reports whether err is go-crypto's refusal of a certificate
 // that has no user ID left once invalid self-signatures are dropped.
@@ -299,7 +316,7 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 	k := r.byFingerprint(fmt.Sprintf("%X", fp))
 	if k == nil &&
 		((err != nil && noIdentity(err)) || (err == nil && !hasSelfSignedUserID(cand))) {
-		return false, fmt.Errorf("key %016X: %w", pgppacket.KeyIDOf(fp), errNoUserID)
+		return false, &noUserIDError{pgppacket.KeyIDOf(fp)}
 	}
 	// A key the ring has may come without a user ID (gpg, since 2.2.17,
 	// merges such a block into the key it has): what counts is that the
