@@ -53,6 +53,11 @@ type ImportedKey struct {
 	Secret bool
 	// Key is the key as the ring now holds it.
 	Key *Key
+	// AcceptedUnsigned are the block's user IDs that have no valid
+	// self-signature and were taken as if self-signed, in block order
+	// (Options.AllowNonSelfSignedUID; gpg's note "accepted non
+	// self-signed user ID" for each).
+	AcceptedUnsigned []string
 }
 
 const (
@@ -178,10 +183,18 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 				st.SecretRead++
 			}
 			before := st
+			accepted := r.acceptedUnsigned(b)
 			c, err := r.importBlock(b.clone(), &st, opt)
 			if errors.Is(err, errNoUserID) {
 				st.NoUserID++
 				st.Notes = append(st.Notes, err.Error())
+				if b.secret() {
+					// gpg then fails to find the public key the
+					// secret one belongs to, and exits 2.
+					var nu *noUserIDError
+					errors.As(err, &nu)
+					errs = append(errs, fmt.Errorf("key %016X: %w", nu.keyID, errSecretWithoutPublic))
+				}
 				continue
 			}
 			if err != nil {
@@ -190,13 +203,15 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 				continue
 			}
 			changed = changed || c
-			st.Keys = append(st.Keys, r.importedKey(b, before, st))
+			ik := r.importedKey(b, before, st)
+			ik.AcceptedUnsigned = accepted
+			st.Keys = append(st.Keys, ik)
 		}
 		return changed, nil
 	})
 	if err != nil {
-		st.Keys = nil // the ring was not written: nothing was imported
-		return st, err
+		// The ring was not written: nothing was imported.
+		return ImportStats{Notes: st.Notes}, err
 	}
 	return st, errors.Join(errs...)
 }
@@ -204,6 +219,16 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 // errNoUserID is gpg's note for a new key none of whose user IDs has a
 // valid self-signature.
 var errNoUserID = errors.New("new key but contains no user ID - skipped")
+
+// noUserIDError is errNoUserID for one key.
+type noUserIDError struct{ keyID uint64 }
+
+func (e *noUserIDError) Error() string        { return fmt.Sprintf("key %016X: %v", e.keyID, errNoUserID) }
+func (e *noUserIDError) Is(target error) bool { return target == errNoUserID }
+
+// errSecretWithoutPublic is why a secret key is not imported when the
+// public key it belongs to was skipped.
+var errSecretWithoutPublic = errors.New("secret key not imported: its public key was skipped")
 
 // noIdentity reports whether err is go-crypto's refusal of a certificate
 // that has no user ID left once invalid self-signatures are dropped.
@@ -227,6 +252,35 @@ func hasSelfSignedUserID(k *Key) bool {
 		}
 	}
 	return false
+}
+
+// acceptedUnsigned returns the user IDs of b that the ring's
+// AllowNonSelfSignedUID takes without a valid self-signature, in block
+// order; nil without it.
+func (r *Ring) acceptedUnsigned(b *block) []string {
+	if !r.opt.AllowNonSelfSignedUID {
+		return nil
+	}
+	pub := b
+	if b.secret() {
+		var err error
+		if pub, err = publicBlock(b); err != nil {
+			return nil
+		}
+	}
+	own := ownView(pub)
+	_, accepted, err := readEntity(policyView(own, r.opt.AllowWeakKeySignatures), true)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, u := range pub.uids {
+		if name := string(u.pkt.body); u.pkt.tag == tagUserID && accepted[name] {
+			out = append(out, name)
+			delete(accepted, name) // once each, as the ring holds it
+		}
+	}
+	return out
 }
 
 // importBlock merges one transferable key into the ring and reports
@@ -259,14 +313,18 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 	// Parse before touching the ring, so a key go-crypto cannot read is
 	// refused whole instead of half-merged.
 	cand, err := r.newKey(pub.clone(), nil)
-	if r.byFingerprint(fmt.Sprintf("%X", fp)) == nil &&
+	k := r.byFingerprint(fmt.Sprintf("%X", fp))
+	if k == nil &&
 		((err != nil && noIdentity(err)) || (err == nil && !hasSelfSignedUserID(cand))) {
-		return false, fmt.Errorf("key %016X: %w", pgppacket.KeyIDOf(fp), errNoUserID)
+		return false, &noUserIDError{pgppacket.KeyIDOf(fp)}
 	}
-	if err != nil {
+	// A key the ring has may come without a user ID (gpg, since 2.2.17,
+	// merges such a block into the key it has): what counts is that the
+	// merged key parses, checked below. A secret key PGP exported, with
+	// no signature at all, merges so into its certificate.
+	if err != nil && !(k != nil && noIdentity(err)) {
 		return false, fmt.Errorf("keyring: key %X skipped: %w", fp, err)
 	}
-	k := r.byFingerprint(cand.Fingerprint())
 	if k == nil {
 		// A new key's primary user ID is stored first, as gpg's import
 		// stores it; listings and --edit-key's numbers follow ring order.

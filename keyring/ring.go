@@ -79,6 +79,13 @@ type Options struct {
 	// AllowWeakKeySignatures accepts SHA-1 self-signatures made after
 	// SHA1SelfSigCutoff (gpg's --allow-weak-key-signatures).
 	AllowWeakKeySignatures bool
+	// AllowNonSelfSignedUID is gpg's --allow-non-selfsigned-uid: a user
+	// ID with no valid self-signature is imported, listed and matched as
+	// if self-signed, and a key that has only such user IDs is valid (see
+	// unsigned.go). Nothing of it is stored: without it, such a user ID
+	// is neither listed nor matched, and a key that has only such user
+	// IDs is invalid, whatever the import that brought it was told.
+	AllowNonSelfSignedUID bool
 	// GnuPGHome is the GnuPG home whose public rings (pubring.kbx,
 	// pubring.gpg) and gpg-agent the ring uses besides its own files:
 	// "" for the ring's own directory when it is a GnuPG home (see
@@ -105,9 +112,13 @@ type Key struct {
 	privs     map[string]*packet.PrivateKey // hex fingerprint -> secret (sub)key, still locked if it was
 	uids      []string                      // user IDs with a valid self-signature, in ring order
 	allowWeak bool                          // Options.AllowWeakKeySignatures
-	stored    []byte                        // the certificate as gpg's rings have it, when only they have it
-	from      string                        // the gpg ring it was read from, or ""
-	agent     *agentSource                  // the GnuPG home's agent, or nil
+	// allowUnsigned is Options.AllowNonSelfSignedUID; accepted names the
+	// user IDs it accepted without a valid self-signature (unsigned.go).
+	allowUnsigned bool
+	accepted      map[string]bool
+	stored        []byte       // the certificate as gpg's rings have it, when only they have it
+	from          string       // the gpg ring it was read from, or ""
+	agent         *agentSource // the GnuPG home's agent, or nil
 }
 
 // config is the policy for reading keys. Keys are only read here, never
@@ -266,7 +277,7 @@ func (r *Ring) load() error {
 }
 
 func (r *Ring) newKey(pub, sec *block) (*Key, error) {
-	k := &Key{pub: pub, sec: sec, allowWeak: r.opt.AllowWeakKeySignatures, agent: r.agent}
+	k := &Key{pub: pub, sec: sec, allowWeak: r.opt.AllowWeakKeySignatures, allowUnsigned: r.opt.AllowNonSelfSignedUID, agent: r.agent}
 	return k, k.refresh()
 }
 
@@ -277,16 +288,16 @@ func (r *Ring) newKey(pub, sec *block) (*Key, error) {
 func (k *Key) refresh() error {
 	own := ownView(k.pub)
 	view := policyView(own, k.allowWeak)
-	e, err := readEntity(view)
+	e, accepted, err := readEntity(view, k.allowUnsigned)
 	if err != nil {
 		return err
 	}
-	k.ent, k.whole = e, e
+	k.ent, k.whole, k.accepted = e, e, accepted
 	if view != own {
 		// Decryption does not judge the certificate: a message sent to
 		// the key opens with its secret part whatever the policy says
 		// about the signatures that bind it.
-		if k.whole, err = readEntity(own); err != nil {
+		if k.whole, _, err = readEntity(own, k.allowUnsigned); err != nil {
 			return err
 		}
 	}

@@ -33,7 +33,7 @@ func (r *Ring) Edit(spec string, pass PassphraseFunc) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Key{pub: k.pub.clone(), allowWeak: k.allowWeak, agent: k.agent, from: k.from}
+	c := &Key{pub: k.pub.clone(), allowWeak: k.allowWeak, allowUnsigned: k.allowUnsigned, agent: k.agent, from: k.from}
 	if k.sec != nil {
 		c.sec = k.sec.clone()
 	}

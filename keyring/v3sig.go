@@ -11,14 +11,18 @@ import (
 )
 
 // readEntity reads b with go-crypto, then gives it the v3 subkey
-// signatures go-crypto's reader skips (see withV3Subkeys).
-func readEntity(b *block) (*v2.Entity, error) {
-	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(b.bytes())))
+// signatures go-crypto's reader skips (see withV3Subkeys). User IDs with
+// no valid self-signature are read too (see unsigned.go); with
+// allowUnsigned they are accepted, and their names returned.
+func readEntity(b *block, allowUnsigned bool) (*v2.Entity, map[string]bool, error) {
+	view, standIns := unsignedView(b)
+	e, err := v2.ReadEntity(packet.NewReader(bytes.NewReader(view.bytes())))
 	if err != nil {
-		return nil, fmt.Errorf("reading certificate: %w", err)
+		return nil, nil, fmt.Errorf("reading certificate: %w", err)
 	}
+	accepted := fixUnsigned(e, b, standIns, allowUnsigned)
 	withV3Subkeys(e, b)
-	return e, nil
+	return e, accepted, nil
 }
 
 // withV3Subkeys adds to e's subkeys the v3 binding and revocation

@@ -21,6 +21,10 @@ func importedKeys(st *state, sw *statusWriter, stats keyring.ImportStats) {
 			keyConsidered(sw, k.Key, now, 0)
 		}
 		id := fmt.Sprintf("%016X", k.KeyID)
+		for _, u := range k.AcceptedUnsigned {
+			// gpg's log_info: written with --quiet too.
+			st.say("key %s: accepted non self-signed user ID \"%s\"", id, u)
+		}
 		switch pub := k.Flags &^ 16; {
 		case pub&1 != 0:
 			considered()

@@ -144,6 +144,7 @@ type options struct {
 	homeNoted     bool                     // the GnuPG-home note was given
 
 	noPermissionWarning, allowWeakKeySigs bool
+	allowNonSelfsignedUID                 bool // --allow-non-selfsigned-uid
 
 	passphrase              string
 	passphraseSet           bool
@@ -498,6 +499,8 @@ var baseOptions = []optDef{
 	{long: "no-default-keyring", cat: catKeys, usage: "leave the home's keys out: only --keyring's are used", set: setBool(func(o *options) *bool { return &o.noDefaultRing })},
 	{long: "weak-digest", arg: "NAME", cat: catKeys, usage: "refuse signatures made with hash NAME (repeatable)", set: addString(func(o *options) *[]string { return &o.weakNames })},
 	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
+	{long: "allow-non-selfsigned-uid", cat: catKeys, usage: "take a user ID without a valid self-signature as if self-signed: imported, listed and matched, and a key with only such user IDs valid; asked again on every run (anyone can add such a user ID to a key)", set: setBool(func(o *options) *bool { return &o.allowNonSelfsignedUID })},
+	{long: "no-allow-non-selfsigned-uid", cat: catKeys, usage: "undo --allow-non-selfsigned-uid (the default)", set: clearBool(func(o *options) *bool { return &o.allowNonSelfsignedUID })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},
 	{long: "keyid-format", arg: "FORMAT", cat: catKeys, usage: "none, short, 0xshort, long or 0xlong: how messages such as \"public key is KEYID\" write key IDs (long by default); listings show long key IDs and fingerprints", set: oneOf("keyid-format", func(o *options) *string { return &o.keyidFormat }, "none", "short", "0xshort", "long", "0xlong")},
 	{long: "marginals-needed", arg: "N", cat: catKeys, usage: "pgp model: marginally trusted certifications that make a user ID fully valid (default 3)", set: setInt("marginals-needed", func(o *options) *int { return &o.keys.marginals })},
@@ -1549,7 +1552,7 @@ func (o *options) ringAt(st *state, dir string) (*keyring.Ring, error) {
 // that would write it again needs --yes, which first keeps the damaged
 // file beside it (keyring.Options.RewriteDamaged).
 func (o *options) ringWith(st *state, dir, gnupg, copyOf string) (*keyring.Ring, error) {
-	opt := keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, GnuPGHome: gnupg, Agent: agentOptions(st, o), RewriteDamaged: o.yes}
+	opt := keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, AllowNonSelfSignedUID: o.allowNonSelfsignedUID, GnuPGHome: gnupg, Agent: agentOptions(st, o), RewriteDamaged: o.yes}
 	if copyOf == "" {
 		opt.Warn = func(w string) { st.warnf("%s", w) }
 	} else {
