@@ -356,6 +356,10 @@ func (k *Key) ringUIDStates(ps keyState, now time.Time) []uidState {
 			continue // unsigned user IDs are not shown; see UserIDs
 		}
 		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs}
+		if k.accepted[id.Name] {
+			// Accepted without a self-signature: gpg lists no date.
+			us.created = time.Time{}
+		}
 		if sig.SigLifetimeSecs != nil && *sig.SigLifetimeSecs != 0 {
 			us.expires = sig.CreationTime.Add(time.Duration(*sig.SigLifetimeSecs) * time.Second)
 		}
