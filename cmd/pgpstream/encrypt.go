@@ -67,14 +67,7 @@ func cmdEncrypt(st *state, o *options) error {
 	defer closeIn()
 	in, stopProgress := startProgress(st, o, in, inName, "encrypt", sw)
 	defer stopProgress()
-	outPath := o.output
-	if outPath.none() && inName != "" {
-		// gpg's default: FILE is encrypted to FILE.gpg (FILE.asc armored).
-		outPath = pathArg(inName + ".gpg")
-		if opt.Armor {
-			outPath = pathArg(inName + ".asc")
-		}
-	}
+	outPath := messageOutPath(o, inName, opt.Armor)
 	opt.Literal = literalFor(inName, o)
 	if o.textmode {
 		// gpg's --textmode: canonical text in a 't' literal packet,
@@ -291,6 +284,19 @@ func chooseFormat(st *state, o *options, opt *filter.EncryptOptions) error {
 	}
 	st.infof("writing %v", format)
 	return nil
+}
+
+// messageOutPath is where a message made from inName goes: --output, or
+// gpg's default for a file, FILE.gpg (FILE.asc armored); none for
+// standard input.
+func messageOutPath(o *options, inName string, armored bool) fileArg {
+	if !o.output.none() || inName == "" {
+		return o.output
+	}
+	if armored {
+		return pathArg(inName + ".asc")
+	}
+	return pathArg(inName + ".gpg")
 }
 
 // literalFor is the literal packet header for an input: the file's name

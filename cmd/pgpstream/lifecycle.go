@@ -110,20 +110,9 @@ func cmdQuickAddKey(lc *lifeCtx) error {
 	return nil
 }
 
-// cmdQuickAddUID is gpg's --quick-add-uid FPR NEWUID.
+// cmdQuickAddUID is gpg's --quick-add-uid KEY NEWUID.
 func cmdQuickAddUID(lc *lifeCtx) error {
-	if len(lc.args) != 2 {
-		return usageError{msg: "--quick-add-uid takes a fingerprint and the new user ID", hints: []string{`pgpstream --quick-add-uid FINGERPRINT "Name <mail@example.org>"`}}
-	}
-	ring, err := lc.ring()
-	if err != nil {
-		return err
-	}
-	fpr, err := lc.keyFpr(ring, lc.args[0])
-	if err != nil {
-		return err
-	}
-	err = ring.AddUserID(fpr, lc.args[1], lc.passFunc())
+	err := lc.changeUserID("--quick-add-uid takes a key and the new user ID", (*keyring.Ring).AddUserID)
 	if errors.Is(err, keyring.ErrUserIDExists) {
 		// gpg's wording.
 		return errors.New("Such a user ID already exists on this key!")
@@ -131,26 +120,21 @@ func cmdQuickAddUID(lc *lifeCtx) error {
 	return err
 }
 
-// cmdQuickRevokeUID is gpg's --quick-revoke-uid FPR UID.
+// cmdQuickRevokeUID is gpg's --quick-revoke-uid KEY UID.
 func cmdQuickRevokeUID(lc *lifeCtx) error {
-	if len(lc.args) != 2 {
-		return usageError{msg: "--quick-revoke-uid takes a fingerprint and the user ID to revoke", hints: []string{`pgpstream --quick-revoke-uid FINGERPRINT "Name <mail@example.org>"`}}
-	}
-	ring, err := lc.ring()
-	if err != nil {
-		return err
-	}
-	fpr, err := lc.keyFpr(ring, lc.args[0])
-	if err != nil {
-		return err
-	}
-	return ring.RevokeUserID(fpr, lc.args[1], lc.passFunc())
+	return lc.changeUserID("--quick-revoke-uid takes a key and the user ID to revoke", (*keyring.Ring).RevokeUserID)
 }
 
 // cmdQuickSetPrimaryUID is gpg's --quick-set-primary-uid KEY UID.
 func cmdQuickSetPrimaryUID(lc *lifeCtx) error {
+	return lc.changeUserID("--quick-set-primary-uid takes a key and the user ID to make primary", (*keyring.Ring).SetPrimaryUserID)
+}
+
+// changeUserID runs one of the user-ID quick commands, KEY UID: the key
+// found as keyFpr finds it, the change made by the ring's method.
+func (lc *lifeCtx) changeUserID(usage string, change func(r *keyring.Ring, fpr, uid string, pass keyring.PassphraseFunc) error) error {
 	if len(lc.args) != 2 {
-		return usageError{msg: "--quick-set-primary-uid takes a key and the user ID to make primary", hints: []string{`pgpstream --quick-set-primary-uid FINGERPRINT "Name <mail@example.org>"`}}
+		return usageError{msg: usage, hints: []string{"pgpstream --" + lc.o.cmd + ` FINGERPRINT "Name <mail@example.org>"`}}
 	}
 	ring, err := lc.ring()
 	if err != nil {
@@ -160,7 +144,7 @@ func cmdQuickSetPrimaryUID(lc *lifeCtx) error {
 	if err != nil {
 		return err
 	}
-	return ring.SetPrimaryUserID(fpr, lc.args[1], lc.passFunc())
+	return change(ring, fpr, lc.args[1], lc.passFunc())
 }
 
 // keyFpr is the fingerprint of the key spec names for the commands that

@@ -234,13 +234,7 @@ func cmdStore(st *state, o *options) error {
 		return err
 	}
 	defer closeIn()
-	outPath := o.output
-	if outPath.none() && inName != "" {
-		outPath = pathArg(inName + ".gpg")
-		if opt.Armor {
-			outPath = pathArg(inName + ".asc")
-		}
-	}
+	outPath := messageOutPath(o, inName, opt.Armor)
 	opt.Literal = literalFor(inName, o)
 	if o.textmode {
 		in = filter.NewTextReader(in)
