@@ -20,6 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/sys/unix"
 
+	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
 )
 
@@ -35,6 +36,41 @@ func init() {
 		b := keyBytes(ts, args[0])
 		b = packet.AppendPacket(b, packet.TagUserID, []byte(args[2]))
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), b, 0o644))
+	}
+	// dropsigs IN OUT: copy the key IN without its signature packets, as
+	// PGP exports a key whose user ID it never self-signed and whose
+	// subkey it never bound. Each packet keeps its header's format (gpg
+	// writes old-format key packets).
+	scriptCmds["dropsigs"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: dropsigs IN OUT")
+		}
+		r := iobuf.NewReader(bytes.NewReader(keyBytes(ts, args[0])), 0)
+		var out []byte
+		n := 0
+		for {
+			h, err := packet.ReadHeader(r)
+			if err == io.EOF {
+				break
+			}
+			ts.Check(err)
+			body, err := packet.NewBody(r, h).ReadAll(16 << 20)
+			ts.Check(err)
+			if h.Tag == packet.TagSignature {
+				n++
+				continue
+			}
+			if h.NewFormat {
+				out = packet.AppendHeader(out, h.Tag, int64(len(body)))
+			} else {
+				out = packet.AppendOldHeader(out, h.Tag, int64(len(body)))
+			}
+			out = append(out, body...)
+		}
+		if n == 0 {
+			ts.Fatalf("dropsigs: no signature in %s", args[0])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o600))
 	}
 	// flood IN OUT N third|self: add N certifications to the first user ID
 	// of the certificate IN. "third" makes real signatures by a fresh key
