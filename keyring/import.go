@@ -38,6 +38,24 @@ type ImportStats struct {
 	Keys []ImportedKey
 }
 
+// Add adds the counts of o, one more input's import, to s: what gpg's
+// IMPORT_RES and summary report for a whole command. Notes and Keys are
+// each input's own and are not gathered.
+func (s *ImportStats) Add(o ImportStats) {
+	s.Processed += o.Processed
+	s.Imported += o.Imported
+	s.Unchanged += o.Unchanged
+	s.NewSubkeys += o.NewSubkeys
+	s.NewUserIDs += o.NewUserIDs
+	s.NewSigs += o.NewSigs
+	s.SecretRead += o.SecretRead
+	s.SecretImported += o.SecretImported
+	s.SecretUnchanged += o.SecretUnchanged
+	s.Skipped += o.Skipped
+	s.NoUserID += o.NoUserID
+	s.Revocations += o.Revocations
+}
+
 // ImportedKey is one key Import took in, for gpg's IMPORT_OK and IMPORTED
 // status lines.
 type ImportedKey struct {

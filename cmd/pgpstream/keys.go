@@ -48,7 +48,7 @@ func cmdImport(st *state, o *options) error {
 			}
 		}
 		// IMPORT_RES counts what was read before an error too, as gpg's.
-		addImportStats(&total, stats)
+		total.Add(stats)
 		if err != nil {
 			if name == "-" {
 				return fmt.Errorf("importing from standard input: %w", err)
@@ -411,20 +411,4 @@ func agentPrompt(desc string) string {
 		desc = d
 	}
 	return strings.Join(strings.Fields(desc), " ")
-}
-
-// addImportStats adds one input's counts to the command's.
-func addImportStats(total *keyring.ImportStats, stats keyring.ImportStats) {
-	total.Processed += stats.Processed
-	total.Imported += stats.Imported
-	total.Unchanged += stats.Unchanged
-	total.NewSubkeys += stats.NewSubkeys
-	total.NewUserIDs += stats.NewUserIDs
-	total.NewSigs += stats.NewSigs
-	total.SecretRead += stats.SecretRead
-	total.SecretImported += stats.SecretImported
-	total.Revocations += stats.Revocations
-	total.SecretUnchanged += stats.SecretUnchanged
-	total.Skipped += stats.Skipped
-	total.NoUserID += stats.NoUserID
 }
