@@ -167,8 +167,8 @@ func (lc *lifeCtx) keyFpr(ring *keyring.Ring, spec string) (string, error) {
 // isFullFingerprint reports whether s is a v4 or v6 fingerprint in hex
 // (with or without 0x), which the ring's editors take as it is.
 func isFullFingerprint(s string) bool {
-	s = strings.ToUpper(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
-	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789ABCDEF") == ""
+	n, bang := hexKeySpec(s)
+	return (n == 40 || n == 64) && !bang
 }
 
 // cmdGenRevoke is gpg's --generate-revocation (--gen-revoke) KEY. Like

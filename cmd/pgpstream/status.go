@@ -419,14 +419,26 @@ func recipientRefused(s *statusWriter, ring *keyring.Ring, spec string, err erro
 	statusFailureCode(s, "encrypt", code)
 }
 
+// hexKeySpec reads spec as gpg's key ID or fingerprint form: hex
+// digits, with or without 0x, and a trailing ! for exactly that
+// (sub)key. digits is how many hex digits there are, 0 when spec is not
+// of that form.
+func hexKeySpec(spec string) (digits int, bang bool) {
+	h, bang := strings.CutSuffix(spec, "!")
+	h = strings.TrimPrefix(strings.TrimPrefix(h, "0x"), "0X")
+	if h == "" || strings.Trim(strings.ToUpper(h), "0123456789ABCDEF") != "" {
+		return 0, false
+	}
+	return len(h), bang
+}
+
 // isKeyIDSpec reports whether spec names a key by its ID or fingerprint
-// (8, 16, 32, 40 or 64 hex digits, with or without 0x and a trailing !),
-// which gpg looks up exactly rather than by name.
+// (8, 16, 32, 40 or 64 hex digits), which gpg looks up exactly rather
+// than by name.
 func isKeyIDSpec(spec string) bool {
-	h := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(spec, "0x"), "0X"), "!")
-	switch len(h) {
+	switch n, _ := hexKeySpec(spec); n {
 	case 8, 16, 32, 40, 64:
-		return strings.Trim(strings.ToUpper(h), "0123456789ABCDEF") == ""
+		return true
 	}
 	return false
 }
