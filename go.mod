@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/ProtonMail/go-crypto v1.5.2
+	github.com/dsnet/compress v0.0.1
 	github.com/klauspost/compress v1.20.4
 	github.com/pkg/profile v1.7.0
 	github.com/rogpeppe/go-internal v1.16.0

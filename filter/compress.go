@@ -12,6 +12,8 @@ import (
 	"io"
 	"runtime"
 
+	dsbzip2 "github.com/dsnet/compress/bzip2"
+
 	"github.com/pgpstream/pgpstream/internal/inflate"
 	"github.com/pgpstream/pgpstream/iobuf"
 	"github.com/pgpstream/pgpstream/packet"
@@ -155,9 +157,21 @@ const (
 // pigz does: each block starts from the 32 KiB before it as its dictionary
 // and ends in a sync flush, and the outputs, written in order, make one
 // DEFLATE stream that costs about 5 bytes per block in ratio.
+//
+// BZIP2 (level 1 to 9, the block size in units of 100 kB, as bzip2's and
+// gpg's; anything else is gpg's default, 6) is one serial stream from
+// dsnet/compress: gpg reads one bzip2 stream per packet, so the blocks
+// cannot be made on several cores as pbzip2 makes them. It is slow, as
+// gpg's is; it is written only when asked for.
 func NewCompressor(w io.Writer, algo packet.CompressionAlgo, level int) (io.WriteCloser, error) {
+	if algo == packet.CompressBZIP2 {
+		if level < 1 || level > 9 {
+			level = 6
+		}
+		return dsbzip2.NewWriter(w, &dsbzip2.WriterConfig{Level: level})
+	}
 	if algo != packet.CompressZIP && algo != packet.CompressZLIB {
-		return nil, fmt.Errorf("cannot write %v compression (pgpstream writes ZIP and ZLIB)", algo)
+		return nil, fmt.Errorf("cannot write %v compression (pgpstream writes ZIP, ZLIB and BZIP2)", algo)
 	}
 	if level < flate.HuffmanOnly || level > flate.BestCompression {
 		return nil, fmt.Errorf("compression level %d out of range", level)

@@ -2,6 +2,7 @@ package filter
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"compress/flate"
 	"compress/zlib"
 	"encoding/base64"
@@ -49,7 +50,7 @@ func readAheads() int {
 }
 
 func TestCompressedRoundTrip(t *testing.T) {
-	for _, algo := range []packet.CompressionAlgo{packet.CompressZIP, packet.CompressZLIB} {
+	for _, algo := range []packet.CompressionAlgo{packet.CompressZIP, packet.CompressZLIB, packet.CompressBZIP2} {
 		for _, n := range []int{0, 1, 100, 64 << 10, 3<<20 + 17} {
 			pt := text(n)
 			ct := encryptSym(t, pt, EncryptOptions{Compress: algo, Level: 6})
@@ -57,6 +58,31 @@ func TestCompressedRoundTrip(t *testing.T) {
 			if _, err := Decrypt(bytes.NewReader(ct), &out, DecryptOptions{Keys: passKeys{[]byte("pw")}}); err != nil || !bytes.Equal(out.Bytes(), pt) {
 				t.Fatalf("%v, %d bytes: got %d bytes, %v", algo, n, out.Len(), err)
 			}
+		}
+	}
+}
+
+// TestBZIP2Level: the level is bzip2's block size (the stream header
+// says it, "BZh" and the digit), the default 6 as gpg's; a stream of
+// several blocks reads back whole (compress/bzip2, a separate decoder).
+func TestBZIP2Level(t *testing.T) {
+	pt := text(350 << 10) // four blocks of 100 kB at level 1
+	for _, tc := range []struct{ level, digit int }{{1, 1}, {9, 9}, {-1, 6}, {0, 6}} {
+		var c bytes.Buffer
+		w, err := NewCompressor(&c, packet.CompressBZIP2, tc.level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(pt)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if h := string(c.Bytes()[:4]); h != "BZh"+string(rune('0'+tc.digit)) {
+			t.Errorf("level %d: header %q, want BZh%d", tc.level, h, tc.digit)
+		}
+		got, err := io.ReadAll(bzip2.NewReader(&c))
+		if err != nil || !bytes.Equal(got, pt) {
+			t.Errorf("level %d: read back %d of %d bytes, %v", tc.level, len(got), len(pt), err)
 		}
 	}
 }

@@ -49,7 +49,7 @@ var (
 	cfgWriteCipher   = []algoName{{7, "AES"}, {8, "AES192"}, {9, "AES256"}}
 	cfgWriteDigest   = []algoName{{2, "SHA1"}, {8, "SHA256"}, {9, "SHA384"}, {10, "SHA512"}, {11, "SHA224"}}
 	cfgWriteSHA3     = []algoName{{12, "SHA3-256"}, {14, "SHA3-512"}}
-	cfgWriteCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}}
+	cfgWriteCompress = []algoName{{0, "Uncompressed"}, {1, "ZIP"}, {2, "ZLIB"}, {3, "BZIP2"}}
 )
 
 // readCiphers are the ciphers packet makes a block cipher for, in id

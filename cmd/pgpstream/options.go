@@ -98,6 +98,7 @@ type options struct {
 	cipher                                         packet.CipherAlgo
 	compress                                       packet.CompressionAlgo
 	level                                          int // -z: -1 when not given; 1..9 compress
+	bzip2Level                                     int // --bzip2-compress-level: BZIP2's level, -z's when not given
 	digest                                         packet.HashAlgo
 	digestSet                                      bool // --digest-algo (a preference is not an order)
 	aead                                           packet.AEADAlgo
@@ -451,13 +452,13 @@ var baseOptions = []optDef{
 	{long: "throw-keyids", cat: catEncrypt, usage: "name no recipient in the message, as -R does", set: setBool(func(o *options) *bool { return &o.throwKeyIDs })},
 	{long: "no-throw-keyids", cat: catEncrypt, usage: "undo --throw-keyids", hidden: true, set: clearBool(func(o *options) *bool { return &o.throwKeyIDs })},
 	{long: "cipher-algo", arg: "NAME", cat: catEncrypt, usage: "cipher to write: AES128, AES192 or AES256 (default AES256)", set: setString(func(o *options) *string { return &o.cipherName })},
-	{long: "compress-algo", arg: "NAME", cat: catEncrypt, usage: "compression to write: none (default), zip, zlib (also gpg's numbers 0-2)", set: setString(func(o *options) *string { return &o.compressName })},
+	{long: "compress-algo", arg: "NAME", cat: catEncrypt, usage: "compression to write: none (default), zip, zlib, bzip2 (also gpg's numbers 0-3)", set: setString(func(o *options) *string { return &o.compressName })},
 	{long: "compression-algo", alias: "compress-algo", arg: "NAME", hidden: true},
 	{long: "compress-level", short: 'z', arg: "N", cat: catEncrypt, usage: "compress at level N, 1-9 (zlib unless --compress-algo says), or 0: none; for every command that writes a message", set: setInt("compress-level", func(o *options) *int { return &o.level })},
 	{long: "digest-algo", arg: "NAME", cat: catEncrypt, usage: "hash for signatures: SHA256 (default), SHA384, SHA512, SHA224, SHA3-256, SHA3-512 or SHA1", set: setString(func(o *options) *string { return &o.digestName })},
 	{long: "personal-cipher-preferences", alias: "", arg: "LIST", cat: catEncrypt, usage: "the first AES cipher in LIST is the default for --cipher-algo", set: setList(func(o *options) *[]string { return &o.personalCipher })},
 	{long: "personal-digest-preferences", arg: "LIST", cat: catEncrypt, usage: "the first hash in LIST signs, unless --digest-algo says or the key needs a longer one", set: setList(func(o *options) *[]string { return &o.personalDigest })},
-	{long: "personal-compress-preferences", arg: "LIST", cat: catEncrypt, usage: "the first zip or zlib in LIST is what -z compresses with (compression stays off unless asked)", set: setList(func(o *options) *[]string { return &o.personalCompress })},
+	{long: "personal-compress-preferences", arg: "LIST", cat: catEncrypt, usage: "the first zip, zlib or bzip2 in LIST is what -z compresses with (compression stays off unless asked)", set: setList(func(o *options) *[]string { return &o.personalCompress })},
 	{long: "personal-cipher-prefs", alias: "personal-cipher-preferences", arg: "LIST", hidden: true},
 	{long: "personal-digest-prefs", alias: "personal-digest-preferences", arg: "LIST", hidden: true},
 	{long: "personal-compress-prefs", alias: "personal-compress-preferences", arg: "LIST", hidden: true},
@@ -473,6 +474,7 @@ var baseOptions = []optDef{
 	{long: "compliance", arg: "NAME", cat: catEncrypt, usage: "gnupg (the default), openpgp, rfc4880 and rfc2440 (what pgpstream writes unless AEAD is asked for), or rfc4880bis (as --rfc4880bis, with --force-aead)", set: setString(func(o *options) *string { return &o.compliance })},
 	{long: "rfc4880bis", cat: catEncrypt, usage: "with --force-aead: always the LibrePGP AEAD Encrypted Data packet (tag 20, SKESK v5), which GnuPG 2.4 reads", set: setBool(func(o *options) *bool { return &o.rfc4880bis })},
 	{long: "aead-algo", arg: "NAME", cat: catEncrypt, usage: "AEAD mode to write: OCB (default), EAX, or GCM (GCM for SEIPD v2 only)", set: setString(func(o *options) *string { return &o.aeadName })},
+	{long: "bzip2-compress-level", arg: "N", cat: catEncrypt, usage: "BZIP2's level (its block size, N * 100 kB), 1-9; -z's level when not given", set: setInt("bzip2-compress-level", func(o *options) *int { return &o.bzip2Level })},
 	{long: "chunk-size", arg: "N", cat: catEncrypt, usage: "AEAD chunk size as gpg's exponent N, 2^N bytes: 6 (64 B) to 22 (4 MiB, the default)", set: setInt("chunk-size", func(o *options) *int { return &o.chunkSize })},
 	{long: "s2k-count", arg: "N", cat: catEncrypt, usage: "bytes the passphrase S2K of -c hashes: 1024 to 65011712 (the default), rounded up to a count the format can say, as gpg does", set: setInt("s2k-count", func(o *options) *int { return &o.s2kCount })},
 	{long: "threads", arg: "N", cat: catEncrypt, usage: "AEAD chunks encrypted or decrypted at once (default: one per CPU)", set: setInt("threads", func(o *options) *int { return &o.threads })},
@@ -618,7 +620,6 @@ var baseOptions = []optDef{
 	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
 	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted; verification reports have one format"},
 	{long: "secret-keyring", arg: "FILE", kind: kNoop, usage: "obsolete in gpg 2.1 too: secret keys are where the home keeps them"},
-	{long: "bzip2-compress-level", arg: "N", kind: kNoop, usage: "pgpstream writes no BZIP2"},
 	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},
 	{long: "rfc4880", kind: kNoop, usage: "pgpstream writes RFC 4880 messages unless AEAD is asked for"},
@@ -1160,11 +1161,8 @@ func (o *options) check() (err error) {
 	if o.compress, err = packet.ParseCompressionAlgo(o.compressName); err != nil {
 		return usagef("--compress-algo: %v", err)
 	}
-	if o.compress == packet.CompressBZIP2 {
-		return usagef("--compress-algo: pgpstream reads BZIP2 but writes only zip or zlib")
-	}
 	if o.given("compress-level") && (o.level < 0 || o.level > 9) {
-		return usageError{msg: fmt.Sprintf("-z %d: the compression level must be 0 (none) to 9", o.level), hints: []string{"-z 1 is fastest, -z 9 smallest; --compress-algo zip|zlib picks the algorithm"}}
+		return usageError{msg: fmt.Sprintf("-z %d: the compression level must be 0 (none) to 9", o.level), hints: []string{"-z 1 is fastest, -z 9 smallest; --compress-algo zip|zlib|bzip2 picks the algorithm"}}
 	}
 	switch {
 	case o.level == 0:
@@ -1176,10 +1174,18 @@ func (o *options) check() (err error) {
 			if err != nil {
 				return usagef("--personal-compress-preferences: %v", err)
 			}
-			if c == packet.CompressZIP || c == packet.CompressZLIB {
+			if c != packet.CompressNone {
 				o.compress = c
 				break
 			}
+		}
+	}
+	if o.given("bzip2-compress-level") {
+		if o.bzip2Level < 1 || o.bzip2Level > 9 {
+			return usagef("--bzip2-compress-level %d: the BZIP2 level must be 1 to 9", o.bzip2Level)
+		}
+		if o.compress == packet.CompressBZIP2 {
+			o.level = o.bzip2Level
 		}
 	}
 	if o.digestName != "" {
