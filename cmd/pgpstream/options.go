@@ -394,6 +394,7 @@ var baseOptions = []optDef{
 	{long: "list-secret-keys", short: 'K', kind: kCommand, cat: catCommand, usage: "list secret keys"},
 	{long: "export", kind: kCommand, cat: catCommand, usage: "export public keys"},
 	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
+	{long: "export-secret-subkeys", kind: kCommand, cat: catCommand, usage: "export secret keys with the primary key a GNU dummy stub: the subkeys' secrets only, for a key that cannot certify"},
 	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO [USAGE [EXPIRE]]] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448; USAGE: sign, encr, cert, auth; EXPIRE: never, 2030-01-31, 1y; default 2y, as gpg 2.2)"},
 	{long: "quick-generate-key", alias: "quick-gen-key", kind: kCommand, hidden: true},
 	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch)"},
