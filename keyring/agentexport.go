@@ -27,8 +27,9 @@ import (
 // passphrase comes back in the clear and is written unprotected, as gpg
 // writes it. A (sub)key the agent does not hold is a GNU dummy stub (S2K
 // 1001), one on a smartcard a divert-to-card stub (S2K 1002) with the
-// card's serial number.
-func (k *Key) agentSecretBlock() (*block, error) {
+// card's serial number. With stubPrimary the primary key is written as
+// a GNU dummy stub without asking the agent (--export-secret-subkeys).
+func (k *Key) agentSecretBlock(stubPrimary bool) (*block, error) {
 	if k.agent == nil {
 		return nil, fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), ErrNoSecretKey)
 	}
@@ -38,6 +39,10 @@ func (k *Key) agentSecretBlock() (*block, error) {
 		comps = append(comps, &b.subs[i])
 	}
 	for i, c := range comps {
+		if i == 0 && stubPrimary {
+			c.pkt = gnuDummyPacket(c.pkt, tagSecretKey)
+			continue
+		}
 		pk, _, err := parseKey(c.pkt)
 		if err != nil {
 			return nil, err
@@ -65,8 +70,7 @@ func (k *Key) agentSecretPacket(pub rawPacket, pk *packet.PublicKey, sub bool) (
 	body := append([]byte(nil), pub.body...)
 	switch {
 	case !held:
-		// GnuPG's extension of S2K (mode 101, "GNU", 1): no secret here.
-		body = append(body, 0xff, 0, 101, 0, 'G', 'N', 'U', 1)
+		return gnuDummyPacket(pub, tag), nil
 	case ki.Type == "T":
 		serial, _ := hex.DecodeString(ki.Serial)
 		if len(serial) > 16 {

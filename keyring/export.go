@@ -21,6 +21,12 @@ type ExportOptions struct {
 	Minimal bool
 	// LocalSigs: non-exportable certifications too (export-local-sigs).
 	LocalSigs bool
+	// SubkeysOnly: with secret, the primary key's secret part is left
+	// out and the primary written as a GNU dummy stub, as gpg's
+	// --export-secret-subkeys does: the subkeys keep their secrets, so
+	// a key imported from it decrypts and signs with its subkeys but
+	// cannot certify.
+	SubkeysOnly bool
 }
 
 // ExportWith is Export with gpg's export options.
@@ -45,9 +51,9 @@ func (r *Ring) export(w io.Writer, patterns []string, secret, armored bool, opt 
 		b := k.pub
 		if secret {
 			if k.sec == nil {
-				b, err = k.agentSecretBlock()
-			} else {
-				b, err = k.secretExportBlock()
+				b, err = k.agentSecretBlock(opt.SubkeysOnly)
+			} else if b, err = k.secretExportBlock(); err == nil && opt.SubkeysOnly {
+				b.primary.pkt = gnuDummyPacket(k.pub.primary.pkt, tagSecretKey)
 			}
 			if err != nil {
 				return err
@@ -126,4 +132,14 @@ func (k *Key) secretExportBlock() (*block, error) {
 		}
 	}
 	return b, nil
+}
+
+// gnuDummyPacket is the secret form of the key packet pub without its
+// secret: GnuPG's S2K extension (usage 255, cipher 0, mode 101, hash 0,
+// "GNU", 1), which gpg writes for a key whose secret is elsewhere
+// (g10/build-packet.c, do_key, for S2K mode 1001).
+func gnuDummyPacket(pub rawPacket, tag byte) rawPacket {
+	body := append([]byte(nil), pub.body...)
+	body = append(body, 0xff, 0, 101, 0, 'G', 'N', 'U', 1)
+	return secretKeyPacket(pub, tag, body)
 }

@@ -264,9 +264,11 @@ func dispatch(st *state, o *options) error {
 	case "enarmor":
 		return cmdEnarmor(st, o)
 	case "export":
-		return cmdExport(st, o, false)
+		return cmdExport(st, o, false, false)
 	case "export-secret-keys":
-		return cmdExport(st, o, true)
+		return cmdExport(st, o, true, false)
+	case "export-secret-subkeys":
+		return cmdExport(st, o, true, true)
 	case "quick-gen-key":
 		return cmdGenKey(st, o)
 	case "delete-keys":

@@ -46,8 +46,15 @@ func cmdDecrypt(st *state, o *options) (err error) {
 		return listOnly(st, o, in, ring, sw, ds)
 	}
 	rk := &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
-	out, err := openOutput(st, o, outPath, true)
-	if err != nil {
+	var (
+		out      *output
+		embedded *embeddedOutput
+	)
+	if o.useEmbeddedFilename && outPath.none() {
+		// -o wins, as in gpg; the name is known only once the
+		// literal data packet is read.
+		out, embedded = newEmbeddedOutput(st, o, inName)
+	} else if out, err = openOutput(st, o, outPath, true); err != nil {
 		return err
 	}
 	sigs := &sigReporter{st: st, status: sw, ring: ring, trustModel: o.trustModelName()}
@@ -84,7 +91,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			SessionKey:        given,
 			Unwrap:            o.unwrap,
 			UnwrapArmor:       o.unwrap && o.armor,
-			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple},
+			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple, embedded: embedded},
 		}
 	}
 	err = readMessages(o, in, out.w, next, func(res *filter.Result) {
@@ -96,6 +103,10 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			withhold = true
 		}
 	})
+	if err != nil && embedded != nil && embedded.err != nil {
+		// The refused name, not how the write of its data failed.
+		err = embedded.err
+	}
 	if given == nil && (errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication)) {
 		// gpg clears a cached passphrase that failed (a wrong one
 		// fails the quick check as often as not: ErrAuthentication).
@@ -180,6 +191,9 @@ type decryptEvents struct {
 	// messages, one that releases authenticated chunks must not open
 	// the way for the next one's unauthenticated plaintext.
 	hold bool
+	// embedded is the output --use-embedded-filename opens when the
+	// literal data packet names it.
+	embedded *embeddedOutput
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) {
@@ -209,6 +223,9 @@ func (e *decryptEvents) Literal(l packet.Literal) {
 		e.st.infof("original file name '%s'", l.FileName)
 	}
 	e.status.literal(l)
+	if e.embedded != nil {
+		e.embedded.open(l.FileName)
+	}
 }
 func (e *decryptEvents) Verified() {
 	e.st.infof("integrity check passed")

@@ -80,7 +80,9 @@ func cmdImport(st *state, o *options) error {
 	return nil
 }
 
-func cmdExport(st *state, o *options, secret bool) error {
+// cmdExport is --export, --export-secret-keys (secret) and
+// --export-secret-subkeys (secret and subkeysOnly).
+func cmdExport(st *state, o *options, secret, subkeysOnly bool) error {
 	ring, err := openRing(st, o)
 	if err != nil {
 		return err
@@ -94,7 +96,7 @@ func cmdExport(st *state, o *options, secret bool) error {
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
 	out.private = secret
-	var eopt keyring.ExportOptions
+	eopt := keyring.ExportOptions{SubkeysOnly: subkeysOnly}
 	for _, eo := range o.exportOptions {
 		switch eo {
 		case "export-minimal":

@@ -393,6 +393,7 @@ func manSafety(r *roff) {
 	for _, s := range []string{
 		"-o FILE is written to an unnamed file beside FILE, which gets the name only after the whole message authenticated and the run ended well; on an error or a signal nothing is left, and a run that exits non-zero leaves no output file it created.",
 		"On standard output the first 8 MiB of SEIPD v1 plaintext are held back until the MDC verified; an AEAD chunk is released only after its tag verified, and the message succeeds only after the final tag.",
+		"--use-embedded-filename writes the file the message names through the same unnamed file as -o FILE, only after the message authenticated, and only a plain base name in the current directory; an existing file only with --yes.",
 		"An unencrypted signed message's data is written only when a signature verified good and none is bad.",
 		"Every byte a key, a message or a server controls is escaped on each channel it reaches: status lines, colon listings, messages on standard error.",
 		"Data without integrity protection (Symmetrically Encrypted Data) is refused unless --allow-unprotected; every integrity failure gives the same message.",
@@ -415,6 +416,7 @@ func manDifferences(r *roff) {
 		"There is no web of trust and no --sign-key or --edit-key: owner trust (--import-ownertrust, --quick-set-ownertrust), gpg's validities in a GnuPG home and --trust-model decide what is valid.",
 		"A failed run leaves no output file, and an input holds one message: whatever follows it is an error (gpg 2.2 leaves the file, and drops or half-reports what follows).",
 		"Keys are fetched only when asked: there is no default keyserver, and -r EMAIL looks in the Web Key Directory only with --auto-key-locate wkd.",
+		"--use-embedded-filename takes only a plain base name and writes it in the current directory; a name that is empty, . or .., has a / or a control character is refused (gpg 2.2 writes whatever the message names, ../evil too).",
 		"--textmode is refused for writing, -z outside 0..9 is an error, and gpg options pgpstream lacks are errors naming them.",
 		"The first line of --version is gpg's, so that clients read a version they accept; the second names pgpstream.",
 	} {

@@ -118,6 +118,7 @@ type options struct {
 	textmode                                       bool
 	notDashEscaped                                 bool                 // --not-dash-escaped (--clear-sign)
 	unwrap                                         bool                 // --unwrap (--decrypt)
+	useEmbeddedFilename                            bool                 // --use-embedded-filename (--decrypt)
 	setFilename                                    string               // --set-filename
 	sigNotations                                   []*gcpacket.Notation // --set-notation, --sig-notation
 	sigPolicyURL                                   string               // --sig-policy-url, --set-policy-url
@@ -395,6 +396,7 @@ var baseOptions = []optDef{
 	{long: "list-secret-keys", short: 'K', kind: kCommand, cat: catCommand, usage: "list secret keys"},
 	{long: "export", kind: kCommand, cat: catCommand, usage: "export public keys"},
 	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
+	{long: "export-secret-subkeys", kind: kCommand, cat: catCommand, usage: "export secret keys with the primary key a GNU dummy stub: the subkeys' secrets only, for a key that cannot certify"},
 	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO [USAGE [EXPIRE]]] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448; USAGE: sign, encr, cert, auth; EXPIRE: never, 2030-01-31, 1y; default 2y, as gpg 2.2)"},
 	{long: "quick-generate-key", alias: "quick-gen-key", kind: kCommand, hidden: true},
 	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch)"},
@@ -550,6 +552,8 @@ var baseOptions = []optDef{
 	{long: "sig-policy-url", arg: "URL", cat: catEncrypt, usage: "put the policy URL in each new data signature", set: func(o *options, v string) error { o.sigPolicyURL = strings.TrimPrefix(v, "!"); return nil }},
 	{long: "set-policy-url", alias: "sig-policy-url", arg: "URL", hidden: true},
 	{long: "textmode", short: 't', cat: catIO, usage: "-s, -b, -e and -c take the input as text, as gpg does: each line ending becomes CR LF, the literal data is marked as text and signatures are text signatures (type 0x01); when reading, a signature's type decides", set: setBool(func(o *options) *bool { return &o.textmode })},
+	{long: "use-embedded-filename", cat: catIO, usage: "with --decrypt and no -o: write to the file name the literal data packet carries, in the current directory; only a plain base name, and an existing file only with --yes", set: setBool(func(o *options) *bool { return &o.useEmbeddedFilename })},
+	{long: "no-use-embedded-filename", cat: catIO, hidden: true, usage: "undo --use-embedded-filename", set: clearBool(func(o *options) *bool { return &o.useEmbeddedFilename })},
 	{long: "no-textmode", cat: catIO, hidden: true, usage: "undo --textmode", set: clearBool(func(o *options) *bool { return &o.textmode })},
 	{long: "unwrap", cat: catIO, usage: "--decrypt writes the packets the encrypted data holds, as they are (compressed, one-pass signature, literal data, signatures), instead of the literal data, so that a later --verify checks the signatures; with --armor as a PGP MESSAGE. Nothing inside is decompressed or verified; the MDC or AEAD tag is checked, and the output held back for it, as always. A message that is not encrypted is decrypted as usual", set: setBool(func(o *options) *bool { return &o.unwrap })},
 	{long: "not-dash-escaped", cat: catIO, usage: "--clear-sign writes the text as it is, no line dash-escaped (for patches), under gpg's NotDashEscaped header; the signature covers the text's bytes exactly, trailing whitespace and line endings included. Such messages are read whether it is given or not", set: setBool(func(o *options) *bool { return &o.notDashEscaped })},
