@@ -85,6 +85,9 @@ type Conn struct {
 
 	kek         []byte // KEYWRAP_KEY --export's key, for ExportKey
 	exportNonce string // the last EXPORT_KEY's cache nonce
+
+	mode string // the pinentry mode last set (OPTION pinentry-mode); "": the agent's own
+	busy bool   // a command is under way (an inquiry is being answered)
 }
 
 // SocketPath is the agent socket of the GnuPG home dir, as gpgconf
@@ -166,6 +169,13 @@ func (c *Conn) Transact(cmd string) ([]byte, error) {
 	if strings.ContainsAny(cmd, "\r\n") {
 		return nil, errors.New("assuan: a command may not contain a line break")
 	}
+	if c.busy {
+		// An inquiry's answer that sends a command of its own would
+		// put the connection out of step with the agent.
+		return nil, errors.New("assuan: a command sent while another is under way")
+	}
+	c.busy = true
+	defer func() { c.busy = false }()
 	if err := c.writeLine(cmd); err != nil {
 		return nil, err
 	}

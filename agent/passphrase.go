@@ -74,8 +74,14 @@ func (c *Conn) GetPassphrase(r PassphraseRequest) ([]byte, error) {
 		if r.Loopback != nil {
 			mode = "loopback"
 		}
-		if _, err := c.Transact("OPTION pinentry-mode=" + mode); err != nil {
+		prev := modeOrAsk(c.mode)
+		if err := c.setMode(mode); err != nil {
 			return nil, err
+		}
+		if prev != mode {
+			// The connection is shared (Session): what else it does
+			// keeps the mode it was given.
+			defer c.setMode(prev)
 		}
 	}
 	prev := c.Inquire

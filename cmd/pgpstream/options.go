@@ -11,6 +11,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -155,9 +156,10 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
-	dryRun                  bool          // --dry-run: --import and --gen-key change nothing
-	ask                     *asker        // the questions' channel, once opened (prompt.go)
-	statusFileW             *statusWriter // --status-file, once created (openStatus)
+	dryRun                  bool           // --dry-run: --import and --gen-key change nothing
+	ask                     *asker         // the questions' channel, once opened (prompt.go)
+	agent                   *agent.Session // the invocation's gpg-agent session, once made (agentSession)
+	statusFileW             *statusWriter  // --status-file, once created (openStatus)
 	withColons              bool
 	keyidFormat, trustModel string
 	outputName              string   // -o as given
@@ -601,7 +603,7 @@ var baseOptions = []optDef{
 	{long: "no-auto-check-trustdb", kind: kNoop, usage: "pgpstream keeps no trust database: validity is computed anew in each run"},
 	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream fetches keys only when a command or --auto-key-locate asks"},
 	{long: "disable-dirmngr", kind: kNoop, usage: "pgpstream uses no dirmngr"},
-	{long: "no-autostart", cat: catKeys, usage: "start no gpg-agent for the passphrase cache and pinentry (a running one is used)", set: noop},
+	{long: "no-autostart", cat: catKeys, usage: "start no gpg-agent, neither for the passphrase cache and pinentry nor for a GnuPG home's secret keys (a running one is used)", set: noop},
 	{long: "no-random-seed-file", kind: kNoop, usage: "pgpstream keeps no random seed file"},
 	{long: "lock-never", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
 	{long: "lock-once", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
