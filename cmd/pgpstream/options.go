@@ -11,7 +11,6 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
-	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -156,10 +155,9 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
-	dryRun                  bool           // --dry-run: --import and --gen-key change nothing
-	ask                     *asker         // the questions' channel, once opened (prompt.go)
-	agent                   *agent.Session // the invocation's gpg-agent session, once made (agentSession)
-	statusFileW             *statusWriter  // --status-file, once created (openStatus)
+	dryRun                  bool          // --dry-run: --import and --gen-key change nothing
+	ask                     *asker        // the questions' channel, once opened (prompt.go)
+	statusFileW             *statusWriter // --status-file, once created (openStatus)
 	withColons              bool
 	keyidFormat, trustModel string
 	outputName              string   // -o as given

@@ -344,17 +344,17 @@ func (a *asker) agentConn() *agent.Conn {
 // share: made the first time it is asked for, connected the first time
 // either needs the agent, closed when the command ends.
 func (o *options) agentSession(st *state) *agent.Session {
-	if o.agent == nil {
-		o.agent = &agent.Session{
+	if st.agent == nil {
+		st.agent = &agent.Session{
 			Home:         o.home,
 			GnuPGHome:    isGnuPGHome(o.home),
 			NoAutostart:  o.given("no-autostart"),
 			PinentryMode: o.pinentryMode,
 			MayAsk:       st.holdProgress, // the agent's pinentry may draw on this terminal
 		}
-		st.onCleanup(o.agent.Close)
+		st.onCleanup(st.agent.Close)
 	}
-	return o.agent
+	return st.agent
 }
 
 // isGnuPGHome reports whether dir is a GnuPG home for gpg-agent: gpg's
