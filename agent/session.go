@@ -110,21 +110,21 @@ func (s *Session) Close() {
 
 // dial finds the agent by the rule in Session's comment.
 func (s *Session) dial() (*Conn, error) {
-	c, err := DialRunning(s.Home)
+	c, err := dialRunning(s.Home)
 	if err == nil {
 		return c, nil
 	}
 	if s.GnuPGHome {
 		switch {
 		case s.NoAutostart:
-			return nil, fmt.Errorf("gpg-agent is not running at %s, and --no-autostart starts none", SocketPath(s.Home))
+			return nil, fmt.Errorf("gpg-agent is not running at %s, and --no-autostart starts none", socketPath(s.Home))
 		case !haveGpgconf():
 			return nil, errors.New("gpg-agent is not running and gpgconf, which starts it, is not installed")
 		}
-		return Dial(s.Home)
+		return dialStart(s.Home)
 	}
 	if g := gpgHome(); g != "" && g != s.Home {
-		c, err = DialRunning(g)
+		c, err = dialRunning(g)
 	}
 	return c, err
 }

@@ -11,7 +11,7 @@ import (
 
 func socketGone(t *testing.T, home string) bool {
 	t.Helper()
-	_, err := os.Stat(SocketPath(home))
+	_, err := os.Stat(socketPath(home))
 	return os.IsNotExist(err)
 }
 
