@@ -44,8 +44,9 @@ import (
 )
 
 // asker is an invocation's way of asking questions: its command fd, its
-// agent. One per invocation (options.asker), so a descriptor is read in
-// order and the agent is dialed once.
+// agent (the connection of the invocation's agent session, which the
+// keyring shares). One per invocation (options.ask), so a descriptor is
+// read in order.
 type asker struct {
 	st         *state
 	o          *options
