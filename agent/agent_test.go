@@ -40,7 +40,7 @@ func TestAgainstGpgAgent(t *testing.T) {
 	edGrip := grips(t, h, "ed@example.org")[0]
 	h.Run(nil, "gpgconf", "--kill", "gpg-agent") // Dial starts it again
 
-	c, err := Dial(h.Dir)
+	c, err := dialStart(h.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestSignerVerifiedByGnuPG(t *testing.T) {
 	h := gnupgtest.New(t)
 	h.GenKey("Rsa <rsa@example.org>", "rsa2048", "", "")
 	h.GenKey("P256 <p256@example.org>", "nistp256", "", "pw")
-	c, err := Dial(h.Dir)
+	c, err := dialStart(h.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

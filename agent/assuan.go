@@ -9,6 +9,9 @@
 // with "OK [text]" or "ERR code text". Lines are at most 1000 bytes; in D
 // lines '%', CR and LF are percent-escaped, and the client may send its
 // data in as many D lines as it needs.
+//
+// A process reaches the agent through a Session (session.go), whose rule
+// for finding it is the only one: the dialing functions are its alone.
 package agent
 
 import (
@@ -85,12 +88,15 @@ type Conn struct {
 
 	kek         []byte // KEYWRAP_KEY --export's key, for ExportKey
 	exportNonce string // the last EXPORT_KEY's cache nonce
+
+	mode string // the pinentry mode last set (OPTION pinentry-mode); "": the agent's own
+	busy bool   // a command is under way (an inquiry is being answered)
 }
 
-// SocketPath is the agent socket of the GnuPG home dir, as gpgconf
+// socketPath is the agent socket of the GnuPG home dir, as gpgconf
 // reports it (gpg 2.1.13+ may put it under /run/user when home is the
 // default one), else home/S.gpg-agent.
-func SocketPath(home string) string {
+func socketPath(home string) string {
 	cmd := exec.Command("gpgconf", "--homedir", home, "--list-dirs", "agent-socket")
 	if out, err := cmd.Output(); err == nil {
 		if p := strings.TrimSpace(string(out)); p != "" {
@@ -108,9 +114,9 @@ func unescapeColons(s string) string {
 	return s
 }
 
-// Launch starts the home's agent if it is not running, as gpg does
+// launch starts the home's agent if it is not running, as gpg does
 // (gpgconf --homedir HOME --launch gpg-agent).
-func Launch(home string) error {
+func launch(home string) error {
 	cmd := exec.Command("gpgconf", "--homedir", home, "--launch", "gpg-agent")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("gpgconf --launch gpg-agent: %v: %s", err, bytes.TrimSpace(out))
@@ -118,13 +124,13 @@ func Launch(home string) error {
 	return nil
 }
 
-// Dial connects to the agent of the GnuPG home, starting it if needed,
-// and reads its greeting.
-func Dial(home string) (*Conn, error) {
-	path := SocketPath(home)
+// dialStart connects to the agent of the GnuPG home, starting it if
+// needed, and reads its greeting (for Session, whose rule says when).
+func dialStart(home string) (*Conn, error) {
+	path := socketPath(home)
 	c, err := net.Dial("unix", path)
 	if err != nil {
-		if lerr := Launch(home); lerr != nil {
+		if lerr := launch(home); lerr != nil {
 			return nil, fmt.Errorf("gpg-agent at %s: %v; %v", path, err, lerr)
 		}
 		c, err = net.Dial("unix", path)
@@ -166,6 +172,13 @@ func (c *Conn) Transact(cmd string) ([]byte, error) {
 	if strings.ContainsAny(cmd, "\r\n") {
 		return nil, errors.New("assuan: a command may not contain a line break")
 	}
+	if c.busy {
+		// An inquiry's answer that sends a command of its own would
+		// put the connection out of step with the agent.
+		return nil, errors.New("assuan: a command sent while another is under way")
+	}
+	c.busy = true
+	defer func() { c.busy = false }()
 	if err := c.writeLine(cmd); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ func (c *Conn) ListKeys() (map[keygrip.Grip]KeyInfo, error) {
 // display and pinentry mode.
 func (c *Conn) Option(name, value string) error {
 	_, err := c.Transact("OPTION " + name + "=" + value)
+	if err == nil && name == "pinentry-mode" {
+		c.mode = value
+	}
 	return err
 }
 

@@ -22,7 +22,7 @@ func TestKeySignError(t *testing.T) {
 	h.GenKey("Rsa <rsa@example.org>", "rsa2048", "", right["rsa@example.org"])
 	h.GenKey("Ed <ed@example.org>", "ed25519", "", right["ed@example.org"])
 	h.Run(nil, "gpgconf", "--reload", "gpg-agent") // forget the passphrases
-	c, err := Dial(h.Dir)
+	c, err := dialStart(h.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,17 @@ func (c *Conn) Asking() keygrip.Grip { return c.grip }
 // program, and get supplies the passphrase. The agent caches what
 // unlocked a key, so the next command does not ask again.
 func (c *Conn) SetPassphrase(get func(desc string) ([]byte, error)) error {
-	if _, err := c.Transact("OPTION pinentry-mode=loopback"); err != nil {
+	if err := c.setMode("loopback"); err != nil {
 		return err
 	}
+	c.AnswerPassphrase(get)
+	return nil
+}
+
+// AnswerPassphrase has get answer the agent's passphrase inquiries
+// (PASSPHRASE, NEW_PASSPHRASE) in loopback mode, with the prompt of the
+// key being used; it leaves the pinentry mode as it is.
+func (c *Conn) AnswerPassphrase(get func(desc string) ([]byte, error)) {
 	prev := c.Inquire
 	c.Inquire = func(kw, args string) ([]byte, error) {
 		if kw == "PASSPHRASE" || kw == "NEW_PASSPHRASE" {
@@ -41,7 +49,17 @@ func (c *Conn) SetPassphrase(get func(desc string) ([]byte, error)) error {
 		}
 		return nil, fmt.Errorf("no answer to the agent's inquiry %s", kw)
 	}
-	return nil
+}
+
+// setMode sets the pinentry mode (OPTION pinentry-mode).
+func (c *Conn) setMode(mode string) error { return c.Option("pinentry-mode", mode) }
+
+// modeOrAsk is mode with the agent's own, "" or "default", named: ask.
+func modeOrAsk(mode string) string {
+	if mode == "" || mode == "default" {
+		return "ask"
+	}
+	return mode
 }
 
 // HaveKey reports whether the agent holds the secret key of grip.
@@ -329,7 +347,7 @@ func ECDHCiphertext(ephemeral, wrapped []byte) []byte {
 // new one, and old and new answer. The connection stays in loopback
 // mode.
 func (c *Conn) Passwd(grip keygrip.Grip, oldPass, newPass []byte) error {
-	if _, err := c.Transact("OPTION pinentry-mode=loopback"); err != nil {
+	if err := c.setMode("loopback"); err != nil {
 		return err
 	}
 	prev := c.Inquire

@@ -19,10 +19,10 @@ var ErrNotCached = errors.New("gpg-agent has no passphrase cached under this id"
 // ErrCanceled: the user closed the pinentry (or the agent may not show one).
 var ErrCanceled = errors.New("the passphrase entry was canceled")
 
-// DialRunning connects to the home's agent only if one is running: it
+// dialRunning connects to the home's agent only if one is running: it
 // starts none (gpg's --no-autostart). A missing socket is os.ErrNotExist.
-func DialRunning(home string) (*Conn, error) {
-	path := SocketPath(home)
+func dialRunning(home string) (*Conn, error) {
+	path := socketPath(home)
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
@@ -74,8 +74,14 @@ func (c *Conn) GetPassphrase(r PassphraseRequest) ([]byte, error) {
 		if r.Loopback != nil {
 			mode = "loopback"
 		}
-		if _, err := c.Transact("OPTION pinentry-mode=" + mode); err != nil {
+		prev := modeOrAsk(c.mode)
+		if err := c.setMode(mode); err != nil {
 			return nil, err
+		}
+		if prev != mode {
+			// The connection is shared (Session): what else it does
+			// keeps the mode it was given.
+			defer c.setMode(prev)
 		}
 	}
 	prev := c.Inquire

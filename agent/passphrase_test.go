@@ -25,7 +25,7 @@ func TestGetPassphrase(t *testing.T) {
 	h := gnupgtest.New(t)
 	pin := h.ScriptedPinentry("typed")
 	h.Preset("S0102030405060708", "preset-pw")
-	c, err := DialRunning(h.Dir)
+	c, err := dialRunning(h.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestGetPassphrase(t *testing.T) {
 func TestDialRunningStartsNothing(t *testing.T) {
 	h := gnupgtest.New(t)
 	h.Try(nil, "gpgconf", "--kill", "gpg-agent")
-	if _, err := DialRunning(h.Dir); !errors.Is(err, os.ErrNotExist) {
+	if _, err := dialRunning(h.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("no agent running: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,15 +48,15 @@ func IsGnuPGHome(dir string) bool {
 type AgentOptions struct {
 	// Disable leaves the agent out: only secring.pgp's keys are secret.
 	Disable bool
-	// PinentryMode is gpg's --pinentry-mode, passed on to the agent
-	// ("" and "default" leave the agent's own).
-	PinentryMode string
-	// Passphrase answers the agent's passphrase inquiries when
-	// PinentryMode is "loopback".
+	// Session is the process's connection to the agent (its discovery
+	// rule, pinentry mode and terminal), shared with whatever else asks
+	// the agent; it is used when its Home is the ring's GnuPG home and
+	// it says GnuPGHome. Otherwise the ring opens a session of its own
+	// for that home, with the agent's own pinentry mode.
+	Session *agent.Session
+	// Passphrase answers the agent's passphrase inquiries when the
+	// session's PinentryMode is "loopback".
 	Passphrase func(AgentPrompt) ([]byte, error)
-	// MayAsk is the agent connection's MayAsk: called around each
-	// request for which the agent may show a pinentry.
-	MayAsk func() (done func())
 }
 
 // AgentPrompt is one passphrase inquiry of the agent: its prompt, and
@@ -190,10 +189,10 @@ func (k *Key) gnupgOnly() bool {
 }
 
 // agentSource finds the secret keys a GnuPG home's gpg-agent holds. It
-// connects (starting the agent as gpg does) the first time a secret key
-// is looked for, never for public-key work.
+// connects (starting the agent as gpg does, by the session's rule) the
+// first time a secret key is looked for, never for public-key work.
 type agentSource struct {
-	home    string
+	session *agent.Session
 	opt     AgentOptions
 	started bool
 	conn    *agent.Conn
@@ -206,7 +205,11 @@ type agentSource struct {
 }
 
 func newAgentSource(home string, opt AgentOptions) *agentSource {
-	return &agentSource{home: home, opt: opt, grips: map[string]keygrip.Grip{}, privs: map[string]*packet.PrivateKey{}, prompts: map[keygrip.Grip]AgentPrompt{}}
+	s := opt.Session
+	if s == nil || s.Home != home || !s.GnuPGHome {
+		s = &agent.Session{Home: home, GnuPGHome: true}
+	}
+	return &agentSource{session: s, opt: opt, grips: map[string]keygrip.Grip{}, privs: map[string]*packet.PrivateKey{}, prompts: map[keygrip.Grip]AgentPrompt{}}
 }
 
 // start connects once; afterwards a.err says whether it worked.
@@ -215,26 +218,27 @@ func (a *agentSource) start() {
 		return
 	}
 	a.started = true
-	if _, err := exec.LookPath("gpgconf"); err != nil {
-		// gpgconf finds and starts the agent; without it only an
-		// agent already running at the home's socket can be used.
-		if _, serr := os.Stat(agent.SocketPath(a.home)); serr != nil {
-			a.err = errors.New("gpg-agent is not running and gpgconf, which starts it, is not installed")
-			return
-		}
-	}
-	c, err := agent.Dial(a.home)
+	c, err := a.session.Conn()
 	if err != nil {
 		a.err = err
 		return
 	}
-	c.MayAsk = a.opt.MayAsk
-	if err := a.configure(c); err != nil {
+	mode := a.session.PinentryMode
+	if err := a.session.ModeError(); err != nil {
 		// A restricted socket (an agent forwarded over ssh) refuses
 		// the loopback pinentry, as it refuses gpg's.
-		c.Close()
-		a.err = fmt.Errorf("--pinentry-mode %s: %w", a.opt.PinentryMode, err)
+		a.err = fmt.Errorf("--pinentry-mode %s: %w", mode, err)
 		return
+	}
+	if mode == "loopback" {
+		a.session.AnswerPassphrase(func(desc string) ([]byte, error) {
+			if a.opt.Passphrase == nil {
+				return nil, errors.New("no passphrase given")
+			}
+			p := a.prompts[c.Asking()]
+			p.Desc = desc
+			return a.opt.Passphrase(p)
+		})
 	}
 	a.conn = c
 	if held, err := c.ListKeys(); err == nil {
@@ -242,33 +246,6 @@ func (a *agentSource) start() {
 	} else {
 		a.asked = map[keygrip.Grip]bool{} // a restricted socket: HAVEKEY then
 	}
-}
-
-// configure tells the agent what gpg tells it: where a pinentry may ask
-// (the terminal, the display) and the pinentry mode.
-func (a *agentSource) configure(c *agent.Conn) error {
-	tty := os.Getenv("GPG_TTY")
-	if tty == "" {
-		if p, err := os.Readlink("/proc/self/fd/0"); err == nil && strings.HasPrefix(p, "/dev/") && p != os.DevNull {
-			tty = p
-		}
-	}
-	c.SessionEnv(tty)
-	switch a.opt.PinentryMode {
-	case "", "default":
-	case "loopback":
-		if a.opt.Passphrase == nil {
-			return c.SetPassphrase(func(string) ([]byte, error) { return nil, errors.New("no passphrase given") })
-		}
-		return c.SetPassphrase(func(desc string) ([]byte, error) {
-			p := a.prompts[c.Asking()]
-			p.Desc = desc
-			return a.opt.Passphrase(p)
-		})
-	default:
-		return c.Option("pinentry-mode", a.opt.PinentryMode)
-	}
-	return nil
 }
 
 func (a *agentSource) grip(pk *packet.PublicKey) (keygrip.Grip, bool) {

@@ -92,6 +92,13 @@ func TestGnuPGHome(t *testing.T) {
 		t.Errorf("listing public keys, encrypting or verifying started gpg-agent")
 	}
 
+	// --no-autostart starts none for the secret keys either, as gpg's
+	// (gpg -K then lists none).
+	out = string(ps("--no-autostart", "--list-secret-keys", "--with-colons"))
+	if agentRunning() || strings.Contains(out, "\nsec:") || strings.HasPrefix(out, "sec:") {
+		t.Errorf("--no-autostart --list-secret-keys: agent started %v\n%s", agentRunning(), out)
+	}
+
 	// Secret keys are the agent's.
 	out = string(ps("--list-secret-keys", "--with-colons"))
 	for _, k := range keys {

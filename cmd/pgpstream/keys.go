@@ -390,15 +390,15 @@ func (k *ringKeys) Passphrase() ([]byte, error) {
 	return k.pass.symmetric("Enter the passphrase the message was encrypted with.", cipher, mode, hash, salt, false)
 }
 
-// agentOptions is how the ring uses a GnuPG home's gpg-agent: gpg's
-// --pinentry-mode is passed on, and in loopback mode the agent's
-// passphrase inquiry is answered from --passphrase* (or the terminal),
-// as gpg answers it.
+// agentOptions is how the ring uses a GnuPG home's gpg-agent: through
+// the invocation's agent session (agentSession, which passes gpg's
+// --pinentry-mode on), and in loopback mode the agent's passphrase
+// inquiry is answered from --passphrase* (or the terminal), as gpg
+// answers it.
 func agentOptions(st *state, o *options) keyring.AgentOptions {
 	pp := newPassphrases(st, o)
 	return keyring.AgentOptions{
-		PinentryMode: o.pinentryMode,
-		MayAsk:       st.holdProgress, // the agent's pinentry may draw on this terminal
+		Session: o.agentSession(st),
 		Passphrase: func(p keyring.AgentPrompt) ([]byte, error) {
 			agentKeyHint(st, o, p) // prompt.go
 			return pp.getFor(agentPrompt(p.Desc), false)

@@ -12,6 +12,7 @@ import (
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -123,6 +124,10 @@ type state struct {
 	// for the status lines that name a signer's primary key.
 	signerOwners map[*gcpacket.PrivateKey]*keyring.Key
 	progress     *progress // the progress shown, while it is (progress.go)
+	// agent is the invocation's one gpg-agent session, once made
+	// (agentSession, prompt.go); on state, not options, so that the
+	// copies --multifile makes of the options share it.
+	agent *agent.Session
 }
 
 // Every line pgpstream writes to standard error (or --logger-fd) goes

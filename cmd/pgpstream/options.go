@@ -607,7 +607,7 @@ var baseOptions = []optDef{
 	{long: "no-auto-check-trustdb", kind: kNoop, usage: "pgpstream keeps no trust database: validity is computed anew in each run"},
 	{long: "no-auto-key-retrieve", kind: kNoop, usage: "pgpstream fetches keys only when a command or --auto-key-locate asks"},
 	{long: "disable-dirmngr", kind: kNoop, usage: "pgpstream uses no dirmngr"},
-	{long: "no-autostart", cat: catKeys, usage: "start no gpg-agent for the passphrase cache and pinentry (a running one is used)", set: noop},
+	{long: "no-autostart", cat: catKeys, usage: "start no gpg-agent, neither for the passphrase cache and pinentry nor for a GnuPG home's secret keys (a running one is used)", set: noop},
 	{long: "no-random-seed-file", kind: kNoop, usage: "pgpstream keeps no random seed file"},
 	{long: "lock-never", kind: kNoop, usage: "pgpstream takes no lock on its ring"},
 	{long: "lock-once", kind: kNoop, usage: "pgpstream takes no lock on its ring"},

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -45,8 +44,9 @@ import (
 )
 
 // asker is an invocation's way of asking questions: its command fd, its
-// agent. One per invocation (options.asker), so a descriptor is read in
-// order and the agent is dialed once.
+// agent (the connection of the invocation's agent session, which the
+// keyring shares). One per invocation (options.ask), so a descriptor is
+// read in order.
 type asker struct {
 	st         *state
 	o          *options
@@ -322,79 +322,52 @@ func (a *asker) localPassphrase(req passRequest) ([]byte, error) {
 	return promptPassphrase(req.desc, req.confirm)
 }
 
-// agentConn is the home's gpg-agent, or nil when none is installed or
-// reachable. A running one is used (agentHomes); else, when pgpstream's
-// home is a GnuPG home, one is started there, as gpg starts it on every
-// call, unless --no-autostart.
+// agentConn is the invocation's gpg-agent connection, or nil when there
+// is none (agentSession's rule: the agent of the home, started there when
+// it is a GnuPG home unless --no-autostart; in a home that is
+// pgpstream's alone, a running one of $GNUPGHOME or ~/.gnupg).
 func (a *asker) agentConn() *agent.Conn {
 	if a.agentTried {
 		return a.conn
 	}
 	a.agentTried = true
-	if _, err := exec.LookPath("gpg-agent"); err != nil {
-		return nil
-	}
-	if _, err := exec.LookPath("gpgconf"); err != nil {
-		return nil
-	}
-	var c *agent.Conn
-	err := errors.New("no GnuPG home")
-	homes := agentHomes(a.o.home)
-	for _, h := range homes {
-		if c, err = agent.DialRunning(h); err == nil {
-			break
-		}
-	}
-	if c == nil && !a.o.given("no-autostart") && isGnuPGHome(a.o.home) {
-		c, err = agent.Dial(a.o.home)
-	}
+	c, err := a.o.agentSession(a.st).Conn()
 	if err != nil {
 		a.st.infof("no gpg-agent for the passphrase cache: %v", err)
 		return nil
 	}
-	c.SessionEnv(ttyName())
-	a.st.onCleanup(func() { c.Close() })
 	a.conn = c
 	return c
 }
 
-// agentHomes are the homes whose agent may cache passphrases, in order:
-// pgpstream's home, then the one gpg would use ($GNUPGHOME, ~/.gnupg). A
-// running agent of either is used; one is started only in pgpstream's
-// home when it is a GnuPG home (isGnuPGHome): never in a home that is
-// pgpstream's alone, where it would make its own files
-// (private-keys-v1.d), nor in another home pgpstream was not pointed at.
-func agentHomes(home string) []string {
-	g := os.Getenv("GNUPGHOME")
-	if g == "" {
-		if dir, err := os.UserHomeDir(); err == nil {
-			g = filepath.Join(dir, ".gnupg")
+// agentSession is the invocation's one session with gpg-agent, which the
+// keyring's secret keys of a GnuPG home and the passphrase questions
+// share: made the first time it is asked for, connected the first time
+// either needs the agent, closed when the command ends.
+func (o *options) agentSession(st *state) *agent.Session {
+	if st.agent == nil {
+		st.agent = &agent.Session{
+			Home:         o.home,
+			GnuPGHome:    isGnuPGHome(o.home),
+			NoAutostart:  o.given("no-autostart"),
+			PinentryMode: o.pinentryMode,
+			MayAsk:       st.holdProgress, // the agent's pinentry may draw on this terminal
 		}
+		st.onCleanup(st.agent.Close)
 	}
-	if g == "" || g == home {
-		return []string{home}
-	}
-	return []string{home, g}
+	return st.agent
 }
 
+// isGnuPGHome reports whether dir is a GnuPG home for gpg-agent: gpg's
+// files are there (keyring.IsGnuPGHome), or a gpg-agent.conf. Only in
+// such a home is an agent started; never in a home that is pgpstream's
+// alone, where it would make its own files (private-keys-v1.d).
 func isGnuPGHome(dir string) bool {
 	if keyring.IsGnuPGHome(dir) {
 		return true
 	}
 	_, err := os.Stat(filepath.Join(dir, "gpg-agent.conf"))
 	return err == nil
-}
-
-// ttyName is the terminal of standard input, for the agent's pinentry.
-func ttyName() string {
-	if !term.IsTerminal(int(os.Stdin.Fd())) {
-		return ""
-	}
-	name, err := os.Readlink("/proc/self/fd/0")
-	if err != nil {
-		return ""
-	}
-	return name
 }
 
 // needPassphrase is the hint for signing key priv of k: USERID_HINT
