@@ -99,24 +99,25 @@ func runEncrypt(c *call) error {
 	return nil
 }
 
-// recipients reads the CERTS and chooses the data packet: SEIPD v2 when
-// the profile says so or every certificate reads it, else SEIPD v1.
+// recipients reads the CERTS and leaves the data packet to filter's
+// negotiation (Format Auto): SEIPD v2 when every certificate reads it,
+// else SEIPD v1; the rfc9580 profile asks for SEIPD v2 outright. The
+// certificates' LibrePGP AEAD feature is not passed on: sop's profiles
+// are RFC 9580's, which has no tag 20, so sop never writes it.
 func (c *call) recipients(opt *filter.EncryptOptions, prof encryptProfile) error {
 	certs, err := c.readCerts(c.args)
 	if err != nil {
 		return err
 	}
-	all2 := len(certs) > 0
 	for _, nk := range certs {
 		rc, err := nk.key.Recipient()
 		if err != nil {
 			return failWith(codeCertCannotEncrypt, err, "certificate %s in %q cannot be encrypted to", nk.key.Fingerprint(), nk.name)
 		}
-		opt.Recipients = append(opt.Recipients, filter.Recipient{Pub: rc.Pub})
-		all2 = all2 && rc.SEIPDv2
+		opt.Recipients = append(opt.Recipients, filter.Recipient{Pub: rc.Pub, Features: filter.Features{SEIPDv2: rc.SEIPDv2}})
 	}
-	opt.Format = filter.SEIPDv1
-	if prof.always2 || all2 {
+	opt.Format = filter.Auto
+	if prof.always2 {
 		opt.Format = filter.SEIPDv2
 	}
 	return nil
