@@ -1325,5 +1325,28 @@ func describeTrust(b []byte) []string {
 	if len(b) <= 5 || b[5] == 0 {
 		return []string{fmt.Sprintf(":trust packet: sig flag=%02x sigcache=%02x", flag, cache)}
 	}
+	if b[5] == 1 || b[5] == 2 {
+		// gpg's record of a key's or a user ID's origin (RING_TRUST_KEY,
+		// RING_TRUST_UID): the origin, the update time, a URL.
+		what := "key"
+		if b[5] == 2 {
+			what = "uid"
+		}
+		var upd uint32
+		var src byte
+		url := ""
+		if len(b) >= 12 {
+			src, upd = b[6], binary.BigEndian.Uint32(b[7:11])
+			n := min(int(b[11]), len(b)-12)
+			url = string(b[12 : 12+n])
+			if i := strings.IndexByte(url, 0); i >= 0 {
+				url = url[:i] // gpg keeps it as a C string
+			}
+			if n > 0 {
+				url = " url=" + escape.PacketListing(url)
+			}
+		}
+		return []string{fmt.Sprintf(":trust packet: %s upd=%d src=%d%s", what, upd, src, url)}
+	}
 	return []string{fmt.Sprintf(":trust packet: subtype=%02x", b[5])}
 }

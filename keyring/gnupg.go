@@ -126,7 +126,8 @@ func parseBlocks(data []byte) ([]*block, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := splitBlocks(pkts)
+	// A keybox image carries gpg's ring trust packets as pubring.gpg does.
+	blocks, err := splitRingBlocks(pkts)
 	if err != nil {
 		return nil, err
 	}

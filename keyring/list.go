@@ -321,6 +321,7 @@ type uidState struct {
 	created  time.Time
 	expires  time.Time
 	sigs     []rawPacket // the signatures on it, in keyblock order
+	meta     meta        // where the ring has it from (origin.go)
 }
 
 func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
@@ -355,7 +356,7 @@ func (k *Key) ringUIDStates(ps keyState, now time.Time) []uidState {
 		if err != nil {
 			continue // unsigned user IDs are not shown; see UserIDs
 		}
-		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs}
+		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs, meta: u.meta}
 		if k.accepted[id.Name] {
 			// Accepted without a self-signature: gpg lists no date.
 			us.created = time.Time{}
@@ -454,10 +455,21 @@ func keyFields(typ string, st keyState, caps string, secret, primary bool) []str
 		f[16] = algo
 	}
 	f[17] = complianceFlags(st.pub, bits)
-	if primary {
-		f[19] = keyOrigin
-	}
 	return f
+}
+
+// originFields fills fields 19 and 20 of a pub, sec or uid record from
+// m, as gpg 2.2 writes them: the last update, empty when unknown; the
+// origin's number, then a space and the URL (escaped as a colon field)
+// when there is one. gpg writes 0 for a key it has no record of.
+func originFields(f []string, m meta) {
+	if m.update != 0 {
+		f[18] = strconv.FormatUint(uint64(m.update), 10)
+	}
+	f[19] = strconv.Itoa(int(m.org))
+	if m.url != "" {
+		f[19] += " " + escape.Colon(m.url)
+	}
 }
 
 // writeColons lists k as gpg's --with-colons does; validity and
@@ -490,6 +502,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		}
 	}
 	f := keyFields(typ, ps, capString(ps.caps, false)+capString(total, true), secret, true)
+	originFields(f, k.pub.primary.meta)
 	if f[1] == "-" {
 		f[1] = validity.Letter()
 	}
@@ -510,7 +523,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		f[6] = epoch(u.expires)
 		f[7] = uidHash(u.name)
 		f[9] = escape.Colon(u.name)
-		f[19] = keyOrigin
+		originFields(f, u.meta)
 		colonRecord(w, f)
 		lc.sigRecords(w, k, u.sigs)
 	}

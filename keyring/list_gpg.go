@@ -519,11 +519,6 @@ func (r *Ring) LookupID(keyID uint64, fingerprint []byte) (userID string, secret
 	return k.PrimaryUserID(), secret, true
 }
 
-// keyOrigin is field 20 of pub, sec and uid records: where the key came
-// from. pgpstream does not record it; 0 is gpg's "unknown", what gpg
-// writes for keys imported from a file.
-const keyOrigin = "0"
-
 // uidHash is field 8 of a uid record: RIPEMD-160 of the user ID, which
 // clients use to tell user IDs apart (GnuPG's doc/DETAILS).
 func uidHash(name string) string {

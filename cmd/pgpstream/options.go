@@ -126,6 +126,7 @@ type options struct {
 	listFingerprint, withSubkeyFpr, withKeygrip bool
 	listSigs, checkSigs                         bool
 	importOptions                               []string
+	keyOrigin                                   keyring.Origin // --key-origin, for --import
 	showSessionKey, json                        bool
 	overrideSessionKey                          string    // --override-session-key
 	overrideSessionKeyFd                        int       // --override-session-key-fd; -1: none
@@ -281,15 +282,16 @@ func addNotation(o *options, v string) error {
 	return nil
 }
 
-// checkKeyOrigin accepts the values of gpg's --key-origin (g10/getkey.c).
-func checkKeyOrigin(_ *options, v string) error {
-	name, _, _ := strings.Cut(v, ",")
-	for _, ok := range []string{"self", "file", "url", "wkd", "dane", "ks-pref", "ks", "unknown"} {
-		if strings.EqualFold(strings.TrimSpace(name), ok) {
-			return nil
-		}
+// setKeyOrigin reads gpg's --key-origin (g10/getkey.c's
+// parse_key_origin): where the keys --import reads come from, recorded
+// with them.
+func setKeyOrigin(o *options, v string) error {
+	org, ok := keyring.ParseOrigin(v)
+	if !ok {
+		return usagef("invalid argument for option \"--key-origin\": %q (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL)", v)
 	}
-	return usagef("invalid argument for option \"--key-origin\": %q (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL)", v)
+	o.keyOrigin = org
+	return nil
 }
 
 // addImportOptions reads --import-options as gpg does (common's
@@ -589,7 +591,7 @@ var baseOptions = []optDef{
 	{long: "faked-system-time", arg: "TIME", cat: catKeys, usage: "work at TIME (seconds since 1970, or YYYYMMDDTHHMMSS in UTC) for new signatures and keys and for expiry; with ! at the end the clock stands still there", set: func(o *options, v string) (err error) { o.fakedTime, err = parseFakedTime(v); return err }},
 	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
 	{long: "with-tofu-info", kind: kNoop, usage: "pgpstream keeps no TOFU history, so a listing has no tfs records (as gpg's has none outside the tofu models)"},
-	{long: "key-origin", arg: "ORIGIN", kind: kNoop, usage: "checked as gpg checks it (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL); pgpstream does not record where a key came from", set: checkKeyOrigin},
+	{long: "key-origin", arg: "ORIGIN[,URL]", cat: catKeys, usage: "where the keys --import reads come from (file, url, wkd, dane or ks; self, ks-pref and unknown record nothing), recorded with new keys and user IDs as gpg records it: fields 19 and 20 of --with-colons", set: setKeyOrigin},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
 	{long: "exit-on-status-write-error", kind: kNoop, usage: "pgpstream always fails when a status line or message could not be written"},
