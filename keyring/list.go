@@ -287,6 +287,7 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 	algo, _ := algoName(ps.pub)
 	fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", typ+mark(ps), algo, day(ps.pub.CreationTime), usageString(ps.caps), stateSuffix(ps))
 	lc.keyLines(w, ps.pub, true)
+	lc.originLine(w, 6, k.pub.primary.meta)
 	lc.sigLines(w, k, k.pub.primary.sigs)
 	for _, u := range k.uidStates(ps, now) {
 		if u.colon == "r" && !ps.revoked {
@@ -296,8 +297,10 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 		}
 		if lc.opt.ShowOnly {
 			fmt.Fprintf(w, "uid                      %s\n", escape.Human(u.name))
+			lc.originLine(w, 25, u.meta)
 		} else {
 			fmt.Fprintf(w, "uid           %s %s\n", lc.uidValidity(k, u), escape.Human(u.name))
+			lc.originLine(w, 14, u.meta)
 		}
 		lc.sigLines(w, k, u.sigs)
 	}
@@ -312,6 +315,20 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 		lc.sigLines(w, k, k.subkeySigs(ss.pub))
 	}
 	fmt.Fprintln(w)
+}
+
+// originLine is --with-key-origin's line under a key or a user ID, as
+// gpg 2.2 writes it, indented under the name: where the ring has it from
+// and when, and the URL; nothing when the ring has no record of it.
+func (lc *listCtx) originLine(w io.Writer, indent int, m meta) {
+	if !lc.opt.KeyOrigin || m.zero() {
+		return
+	}
+	url := ""
+	if m.url != "" {
+		url = "url=" + escape.Human(m.url)
+	}
+	fmt.Fprintf(w, "%*sorigin=%s last=%s %s\n", indent, "", m.org, day(time.Unix(int64(m.update), 0)), url)
 }
 
 type uidState struct {

@@ -25,6 +25,7 @@ type ListOptions struct {
 	Fingerprint        bool // --fingerprint: the primary's fingerprint in groups of four
 	SubkeyFingerprints bool // --with-subkey-fingerprint (or --fingerprint twice)
 	Keygrip            bool // --with-keygrip
+	KeyOrigin          bool // --with-key-origin: where the ring has each key and user ID from
 	Sigs               bool // --list-sigs: the signatures on each user ID and subkey
 	CheckSigs          bool // --check-sigs: the same, each one verified
 	ShowOnly           bool // keys read from a file (--show-keys): no ring, no validity

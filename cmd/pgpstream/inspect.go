@@ -41,6 +41,7 @@ func inspectArgsOf(o *options) inspectArgs {
 		Fingerprint:        o.listFingerprint,
 		SubkeyFingerprints: o.withSubkeyFpr,
 		Keygrip:            o.withKeygrip,
+		KeyOrigin:          o.withKeyOrigin,
 		Sigs:               o.listSigs,
 		CheckSigs:          o.checkSigs,
 		JSON:               a.json,

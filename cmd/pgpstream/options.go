@@ -124,6 +124,7 @@ type options struct {
 
 	// Listings and inspection.
 	listFingerprint, withSubkeyFpr, withKeygrip bool
+	withKeyOrigin                               bool
 	listSigs, checkSigs                         bool
 	importOptions                               []string
 	keyOrigin                                   keyring.Origin // --key-origin, for --import
@@ -583,6 +584,7 @@ var baseOptions = []optDef{
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
 	{long: "with-sig-list", cat: catKeys, usage: "a key listing shows the signatures on each user ID and subkey, as --list-sigs", set: setBool(func(o *options) *bool { return &o.listSigs })},
 	{long: "with-sig-check", cat: catKeys, usage: "a key listing shows the signatures, each one checked, as --check-sigs", set: setBool(func(o *options) *bool { return &o.checkSigs })},
+	{long: "with-key-origin", cat: catKeys, usage: "list where the ring has each key and user ID from, and when (see --key-origin)", set: setBool(func(o *options) *bool { return &o.withKeyOrigin })},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
 	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addImportOptions},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
