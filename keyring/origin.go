@@ -2,11 +2,11 @@ package keyring
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strings"
 	"time"
 
 	"github.com/pgpstream/pgpstream/clock"
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // OriginKind is where a key or a user ID came from, numbered as gpg
@@ -82,50 +82,24 @@ func (m meta) LastUpdate() time.Time {
 	return time.Unix(int64(m.update), 0)
 }
 
-// The ring trust packet (tag 12) is where gpg's legacy pubring.gpg and
-// its keybox images keep this, right after the key or user ID packet it
-// describes (GnuPG's build-packet.c do_ring_trust, parse-packet.c
-// parse_ring_trust): trust value, signature cache, "gpg", the subtype,
-// then for a key or user ID the origin, the update time (4 octets, big
-// endian) and a URL of at most 255 octets after its length octet.
-const (
-	ringTrustKey = 1 // GnuPG's RING_TRUST_KEY
-	ringTrustUID = 2 // GnuPG's RING_TRUST_UID
+// The ring trust packet (tag 12, packet.RingTrust) is where gpg's
+// legacy pubring.gpg and its keybox images keep this, right after the key
+// or user ID packet it describes.
 
-	maxMetaURL = 255 // the URL's length is one octet
-)
-
-// parseRingTrust reads a ring trust packet of the given subtype; ok is
-// false for any other packet (gpg's signature cache, another program's
-// trust packet).
+// parseRingTrust reads a ring trust packet of the given subtype
+// (packet.RingTrustKey or RingTrustUID); ok is false for any other packet
+// (gpg's signature cache, another program's trust packet).
 func parseRingTrust(body []byte, subtype byte) (m meta, ok bool) {
-	if len(body) < 6+6 || !bytes.Equal(body[2:5], []byte("gpg")) || body[5] != subtype {
+	rt := pgppacket.ParseRingTrust(body)
+	if !rt.Meta || rt.Subtype != subtype {
 		return meta{}, false
 	}
-	m.org = OriginKind(body[6])
-	m.update = binary.BigEndian.Uint32(body[7:11])
-	n := int(body[11])
-	rest := body[12:]
-	if n > len(rest) {
-		n = len(rest) // gpg reads what there is
-	}
-	m.url = string(rest[:n])
-	return m, true
+	return meta{org: OriginKind(rt.Origin), update: rt.Update, url: rt.URL}, true
 }
 
-// ringTrustPacket is m as gpg writes it after a key (ringTrustKey) or a
-// user ID (ringTrustUID).
+// ringTrustPacket is m as gpg writes it after a key or a user ID.
 func ringTrustPacket(m meta, subtype byte) rawPacket {
-	url := m.url
-	if len(url) > maxMetaURL {
-		url = url[:maxMetaURL]
-	}
-	body := make([]byte, 0, 12+len(url))
-	body = append(body, 0, 0, 'g', 'p', 'g', subtype, byte(m.org))
-	body = binary.BigEndian.AppendUint32(body, m.update)
-	body = append(body, byte(len(url)))
-	body = append(body, url...)
-	return rawPacket{tag: tagTrust, body: body}
+	return rawPacket{tag: tagTrust, body: pgppacket.AppendRingTrust(nil, subtype, byte(m.org), m.update, m.url)}
 }
 
 // ringBytes is b as pgpstream's pubring.pgp stores it: the transferable
@@ -142,9 +116,9 @@ func (b *block) ringBytes() []byte {
 			s.writeTo(&buf)
 		}
 	}
-	write(&b.primary, ringTrustKey)
+	write(&b.primary, pgppacket.RingTrustKey)
 	for i := range b.uids {
-		write(&b.uids[i], ringTrustUID)
+		write(&b.uids[i], pgppacket.RingTrustUID)
 	}
 	for i := range b.subs {
 		write(&b.subs[i], 0)

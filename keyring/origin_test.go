@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // The ring trust packet of a user ID as gpg 2.2.40 wrote it into
@@ -13,14 +15,14 @@ import (
 var gpgUIDTrust = append([]byte{0, 0, 'g', 'p', 'g', 2, 4, 0x71, 0x3f, 0xb3, 0x00, 21}, "https://example.org/x"...)
 
 func TestRingTrustPacket(t *testing.T) {
-	m, ok := parseRingTrust(gpgUIDTrust, ringTrustUID)
+	m, ok := parseRingTrust(gpgUIDTrust, pgppacket.RingTrustUID)
 	if want := (meta{org: OriginWKD, update: 1900000000, url: "https://example.org/x"}); !ok || m != want {
 		t.Fatalf("parseRingTrust = %+v, %v; want %+v", m, ok, want)
 	}
-	if p := ringTrustPacket(m, ringTrustUID); p.tag != tagTrust || !bytes.Equal(p.body, gpgUIDTrust) {
+	if p := ringTrustPacket(m, pgppacket.RingTrustUID); p.tag != tagTrust || !bytes.Equal(p.body, gpgUIDTrust) {
 		t.Errorf("ringTrustPacket = %x, want gpg's %x", p.body, gpgUIDTrust)
 	}
-	if _, ok := parseRingTrust(gpgUIDTrust, ringTrustKey); ok {
+	if _, ok := parseRingTrust(gpgUIDTrust, pgppacket.RingTrustKey); ok {
 		t.Error("a user ID's record taken for a key's")
 	}
 	for _, body := range [][]byte{
@@ -29,19 +31,19 @@ func TestRingTrustPacket(t *testing.T) {
 		{0, 0, 'g', 'p', 'g', 2, 4, 0, 0},          // cut short
 		{},
 	} {
-		if m, ok := parseRingTrust(body, ringTrustUID); ok {
+		if m, ok := parseRingTrust(body, pgppacket.RingTrustUID); ok {
 			t.Errorf("parseRingTrust(%x) = %+v, want none", body, m)
 		}
 	}
 	// The URL's length is one octet: a longer one is cut, never framed
 	// wrong, and a URL longer than the packet says is read as far as it goes.
 	long := meta{org: OriginURL, update: 1, url: strings.Repeat("u", 300)}
-	p := ringTrustPacket(long, ringTrustKey)
-	if m, ok := parseRingTrust(p.body, ringTrustKey); !ok || m.url != long.url[:maxMetaURL] {
+	p := ringTrustPacket(long, pgppacket.RingTrustKey)
+	if m, ok := parseRingTrust(p.body, pgppacket.RingTrustKey); !ok || m.url != long.url[:pgppacket.MaxRingTrustURL] {
 		t.Errorf("a 300-octet URL came back as %d octets", len(m.url))
 	}
 	short := append([]byte(nil), gpgUIDTrust[:len(gpgUIDTrust)-4]...)
-	if m, ok := parseRingTrust(short, ringTrustUID); !ok || m.url != "https://example.o" {
+	if m, ok := parseRingTrust(short, pgppacket.RingTrustUID); !ok || m.url != "https://example.o" {
 		t.Errorf("a truncated URL read as %q, %v", m.url, ok)
 	}
 }

@@ -165,11 +165,11 @@ func groupBlocks(pkts []rawPacket, ringMeta bool) ([]*block, error) {
 			// before it, so only one right after the key or user ID
 			// packet is taken.
 			if ringMeta && i > 0 && last != nil && len(last.sigs) == 0 && last.pkt.tag == pkts[i-1].tag {
-				subtype := byte(ringTrustUID)
+				subtype := byte(pgppacket.RingTrustUID)
 				if last == &cur.primary {
-					subtype = ringTrustKey
+					subtype = pgppacket.RingTrustKey
 				}
-				if m, ok := parseRingTrust(p.body, subtype); ok && (subtype == ringTrustKey || last.pkt.tag == tagUserID || last.pkt.tag == tagUserAttr) {
+				if m, ok := parseRingTrust(p.body, subtype); ok && (subtype == pgppacket.RingTrustKey || last.pkt.tag == tagUserID || last.pkt.tag == tagUserAttr) {
 					last.meta = m
 				}
 			}
