@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,4 +169,38 @@ func countTag(t *testing.T, data []byte, tag byte) int {
 		}
 	}
 	return n
+}
+
+// TestRingTrustPlacement: a record is taken only right after the packet
+// it describes, and only of the subtype for it, as gpg reads its rings.
+func TestRingTrustPlacement(t *testing.T) {
+	rec := func(subtype, org byte) rawPacket {
+		return rawPacket{tag: tagTrust, body: pgppacket.AppendRingTrust(nil, subtype, org, 1, "")}
+	}
+	key := rawPacket{tag: tagPublicKey, body: []byte{4}}
+	uid := rawPacket{tag: tagUserID, body: []byte("A")}
+	sig := rawPacket{tag: tagSignature, body: []byte{4}}
+	sub := rawPacket{tag: tagPublicSubkey, body: []byte{4}}
+	pkts := []rawPacket{
+		key, rec(pgppacket.RingTrustKey, 4), sig,
+		uid, sig, rec(pgppacket.RingTrustUID, 5), // after the signature: not the user ID's
+		uid, rec(pgppacket.RingTrustKey, 6), // a key's record after a user ID
+		uid, rec(pgppacket.RingTrustUID, 7),
+		sub, rec(pgppacket.RingTrustKey, 1), // gpg writes none for subkeys
+	}
+	for _, own := range []bool{true, false} {
+		bs, err := groupBlocks(pkts, own)
+		if err != nil || len(bs) != 1 || len(bs[0].uids) != 3 || len(bs[0].subs) != 1 {
+			t.Fatalf("groupBlocks: %v, %d blocks", err, len(bs))
+		}
+		b := bs[0]
+		got := []OriginKind{b.primary.meta.org, b.uids[0].meta.org, b.uids[1].meta.org, b.uids[2].meta.org, b.subs[0].meta.org}
+		want := []OriginKind{4, 0, 0, 7, 0}
+		if !own {
+			want = []OriginKind{0, 0, 0, 0, 0} // others' data: never taken
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("ring file %v: origins %v, want %v", own, got, want)
+		}
+	}
 }

@@ -161,16 +161,19 @@ func groupBlocks(pkts []rawPacket, ringMeta bool) ([]*block, error) {
 			last = &cur.primary
 			continue
 		case tagTrust:
-			// gpg reads a ring trust packet as describing the packet
-			// before it, so only one right after the key or user ID
-			// packet is taken.
-			if ringMeta && i > 0 && last != nil && len(last.sigs) == 0 && last.pkt.tag == pkts[i-1].tag {
-				subtype := byte(pgppacket.RingTrustUID)
-				if last == &cur.primary {
-					subtype = pgppacket.RingTrustKey
-				}
-				if m, ok := parseRingTrust(p.body, subtype); ok && (subtype == pgppacket.RingTrustKey || last.pkt.tag == tagUserID || last.pkt.tag == tagUserAttr) {
-					last.meta = m
+			// gpg takes a ring trust packet as describing the packet
+			// right before it, so only one right after the primary key
+			// or a user ID packet is taken, of the subtype for it.
+			if ringMeta && last != nil && len(last.sigs) == 0 && pkts[i-1].tag == last.pkt.tag {
+				switch {
+				case last == &cur.primary:
+					if m, ok := parseRingTrust(p.body, pgppacket.RingTrustKey); ok {
+						last.meta = m
+					}
+				case last.pkt.tag == tagUserID || last.pkt.tag == tagUserAttr:
+					if m, ok := parseRingTrust(p.body, pgppacket.RingTrustUID); ok {
+						last.meta = m
+					}
 				}
 			}
 			continue
