@@ -1311,19 +1311,26 @@ func describeAttribute(b []byte) string {
 	return fmt.Sprintf("[unknown attribute of size %d]", len(first)-1)
 }
 
+// describeTrust is gpg 2.2.40's line for a trust packet. A subtype area
+// not marked "gpg" reads as subtype 0, so gpg lists it as a signature
+// cache (its "not created by gpg" line is never reached).
 func describeTrust(b []byte) []string {
-	if len(b) == 0 {
+	rt := packet.ParseRingTrust(b)
+	switch {
+	case rt.Empty:
 		return []string{":trust packet: empty"}
+	case rt.Subtype == packet.RingTrustSig:
+		return []string{fmt.Sprintf(":trust packet: sig flag=%02x sigcache=%02x", rt.Trust, rt.SigCache)}
+	case rt.Subtype == packet.RingTrustKey || rt.Subtype == packet.RingTrustUID:
+		what := "key"
+		if rt.Subtype == packet.RingTrustUID {
+			what = "uid"
+		}
+		url := ""
+		if rt.HasURL {
+			url = " url=" + escape.PacketListing(rt.URL)
+		}
+		return []string{fmt.Sprintf(":trust packet: %s upd=%d src=%d%s", what, rt.Update, rt.Origin, url)}
 	}
-	flag, cache := b[0], byte(0)
-	if len(b) > 1 && flag == 0 && b[1]&0x80 == 0 {
-		cache = b[1]
-	}
-	if len(b) > 5 && string(b[2:5]) != "gpg" {
-		return []string{":trust packet: not created by gpg"}
-	}
-	if len(b) <= 5 || b[5] == 0 {
-		return []string{fmt.Sprintf(":trust packet: sig flag=%02x sigcache=%02x", flag, cache)}
-	}
-	return []string{fmt.Sprintf(":trust packet: subtype=%02x", b[5])}
+	return []string{fmt.Sprintf(":trust packet: subtype=%02x", rt.Subtype)}
 }

@@ -44,6 +44,11 @@ type ImportOptions struct {
 	// keyserver.AddressTerm gives it) are imported, with only those
 	// user IDs, and none is an error (ErrNotServed).
 	Address string
+	// Origin is where the keys come from (gpg's --key-origin, or the
+	// keyserver or Web Key Directory they were fetched from): recorded
+	// with a key new to the ring and its user IDs, and with a known key
+	// the import changed, as gpg records it (see insertOrigin).
+	Origin Origin
 }
 
 // isCertification reports whether t is a user ID certification or its

@@ -102,7 +102,7 @@ func parseRing(path string, data []byte) *ringFile {
 		pkts = append(pkts, rawPacket{tag: byte(h.Tag), body: body, hdr: append([]byte(nil), hdr...), hdrLen: len(body)})
 		off = end
 	}
-	f.blocks, _ = splitBlocks(pkts) // cannot fail: the first packet kept is a key
+	f.blocks, _ = splitRingBlocks(pkts) // cannot fail: the first packet kept is a key
 	if f.damage != nil {
 		f.damage.Keys = len(f.blocks)
 	}

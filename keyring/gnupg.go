@@ -92,7 +92,9 @@ func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
 	case err == nil, errors.As(err, &fe) && f != nil:
 		var blocks []*block
 		for _, b := range f.Blobs {
-			bs, err := parseBlocks(b.Packets())
+			// The image as gpg keeps it, with its ring trust
+			// packets: they carry where gpg had the key from.
+			bs, err := parseBlocks(b.Keyblock)
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: the key at offset %d is skipped: %v", kbx, b.Offset, err))
 				continue
@@ -125,7 +127,8 @@ func parseBlocks(data []byte) ([]*block, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := splitBlocks(pkts)
+	// A keybox image carries gpg's ring trust packets as pubring.gpg does.
+	blocks, err := splitRingBlocks(pkts)
 	if err != nil {
 		return nil, err
 	}

@@ -362,6 +362,7 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 				return false, fmt.Errorf("keyring: key %s skipped: %w", k.Fingerprint(), err)
 			}
 		}
+		insertOrigin(k.pub, opt.Origin, now32())
 		r.keys = append(r.keys, k)
 		st.Imported++
 		return true, nil
@@ -384,6 +385,17 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 	st.NewUserIDs += m.uids
 	st.NewSubkeys += m.subs
 	st.NewSigs += m.sigs
+	if m.uids+m.subs+m.sigs > 0 {
+		// What the import brought is recorded where it came from; user
+		// IDs the ring had keep their record (GnuPG's merge_blocks).
+		now := now32()
+		for i := range np.uids {
+			if !hasComponent(k.pub.uids, np.uids[i].pkt) {
+				insertUIDOrigin(&np.uids[i], opt.Origin, now)
+			}
+		}
+		updateOrigin(np, opt.Origin, now)
+	}
 	changed := m.changed()
 	if !changed {
 		st.Unchanged++
@@ -420,6 +432,16 @@ func (r *Ring) importBlock(b *block, st *ImportStats, opt ImportOptions) (bool, 
 	}
 	*k = *nk
 	return true, nil
+}
+
+// hasComponent reports whether cs has a component of packet p.
+func hasComponent(cs []component, p rawPacket) bool {
+	for _, c := range cs {
+		if c.pkt.equal(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // primaryFirst moves the user ID uid to the front of b's user IDs and

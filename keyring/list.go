@@ -287,6 +287,7 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 	algo, _ := algoName(ps.pub)
 	fmt.Fprintf(w, "%-5s %s %s [%s]%s\n", typ+mark(ps), algo, day(ps.pub.CreationTime), usageString(ps.caps), stateSuffix(ps))
 	lc.keyLines(w, ps.pub, true)
+	lc.originLine(w, 6, k.pub.primary.meta)
 	lc.sigLines(w, k, k.pub.primary.sigs)
 	for _, u := range k.uidStates(ps, now) {
 		if u.colon == "r" && !ps.revoked {
@@ -296,8 +297,10 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 		}
 		if lc.opt.ShowOnly {
 			fmt.Fprintf(w, "uid                      %s\n", escape.Human(u.name))
+			lc.originLine(w, 25, u.meta)
 		} else {
 			fmt.Fprintf(w, "uid           %s %s\n", lc.uidValidity(k, u), escape.Human(u.name))
+			lc.originLine(w, 14, u.meta)
 		}
 		lc.sigLines(w, k, u.sigs)
 	}
@@ -314,6 +317,20 @@ func (k *Key) writeHuman(w io.Writer, lc *listCtx, now time.Time) {
 	fmt.Fprintln(w)
 }
 
+// originLine is --with-key-origin's line under a key or a user ID, as
+// gpg 2.2 writes it, indented under the name: where the ring has it from
+// and when, and the URL; nothing when the ring has no record of it.
+func (lc *listCtx) originLine(w io.Writer, indent int, m meta) {
+	if !lc.opt.KeyOrigin || m.zero() {
+		return
+	}
+	url := ""
+	if m.url != "" {
+		url = "url=" + escape.Human(m.url)
+	}
+	fmt.Fprintf(w, "%*sorigin=%s last=%s %s\n", indent, "", m.org, day(time.Unix(int64(m.update), 0)), url)
+}
+
 type uidState struct {
 	name     string
 	validity string // human: "unknown", "revoked", "expired"
@@ -321,6 +338,7 @@ type uidState struct {
 	created  time.Time
 	expires  time.Time
 	sigs     []rawPacket // the signatures on it, in keyblock order
+	meta     meta        // where the ring has it from (origin.go)
 }
 
 func (k *Key) uidStates(ps keyState, now time.Time) []uidState {
@@ -355,7 +373,7 @@ func (k *Key) ringUIDStates(ps keyState, now time.Time) []uidState {
 		if err != nil {
 			continue // unsigned user IDs are not shown; see UserIDs
 		}
-		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs}
+		us := uidState{name: id.Name, validity: "unknown", colon: "-", created: sig.CreationTime, sigs: u.sigs, meta: u.meta}
 		if k.accepted[id.Name] {
 			// Accepted without a self-signature: gpg lists no date.
 			us.created = time.Time{}
@@ -454,10 +472,21 @@ func keyFields(typ string, st keyState, caps string, secret, primary bool) []str
 		f[16] = algo
 	}
 	f[17] = complianceFlags(st.pub, bits)
-	if primary {
-		f[19] = keyOrigin
-	}
 	return f
+}
+
+// originFields fills fields 19 and 20 of a pub, sec or uid record from
+// m, as gpg 2.2 writes them: the last update, empty when unknown; the
+// origin's number, then a space and the URL (escaped as a colon field)
+// when there is one. gpg writes 0 for a key it has no record of.
+func originFields(f []string, m meta) {
+	if m.update != 0 {
+		f[18] = strconv.FormatUint(uint64(m.update), 10)
+	}
+	f[19] = strconv.Itoa(int(m.org))
+	if m.url != "" {
+		f[19] += " " + escape.Colon(m.url)
+	}
 }
 
 // writeColons lists k as gpg's --with-colons does; validity and
@@ -490,6 +519,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		}
 	}
 	f := keyFields(typ, ps, capString(ps.caps, false)+capString(total, true), secret, true)
+	originFields(f, k.pub.primary.meta)
 	if f[1] == "-" {
 		f[1] = validity.Letter()
 	}
@@ -510,7 +540,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		f[6] = epoch(u.expires)
 		f[7] = uidHash(u.name)
 		f[9] = escape.Colon(u.name)
-		f[19] = keyOrigin
+		originFields(f, u.meta)
 		colonRecord(w, f)
 		lc.sigRecords(w, k, u.sigs)
 	}

@@ -25,6 +25,7 @@ type ListOptions struct {
 	Fingerprint        bool // --fingerprint: the primary's fingerprint in groups of four
 	SubkeyFingerprints bool // --with-subkey-fingerprint (or --fingerprint twice)
 	Keygrip            bool // --with-keygrip
+	KeyOrigin          bool // --with-key-origin: where the ring has each key and user ID from
 	Sigs               bool // --list-sigs: the signatures on each user ID and subkey
 	CheckSigs          bool // --check-sigs: the same, each one verified
 	ShowOnly           bool // keys read from a file (--show-keys): no ring, no validity
@@ -518,11 +519,6 @@ func (r *Ring) LookupID(keyID uint64, fingerprint []byte) (userID string, secret
 	}
 	return k.PrimaryUserID(), secret, true
 }
-
-// keyOrigin is field 20 of pub, sec and uid records: where the key came
-// from. pgpstream does not record it; 0 is gpg's "unknown", what gpg
-// writes for keys imported from a file.
-const keyOrigin = "0"
 
 // uidHash is field 8 of a uid record: RIPEMD-160 of the user ID, which
 // clients use to tell user IDs apart (GnuPG's doc/DETAILS).

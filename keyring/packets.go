@@ -88,6 +88,7 @@ func (p rawPacket) equal(q rawPacket) bool {
 type component struct {
 	pkt  rawPacket
 	sigs []rawPacket
+	meta meta // the ring's record of a primary key or user ID (origin.go)
 }
 
 // block is one transferable public or secret key (RFC 9580 sections 10.1,
@@ -125,7 +126,7 @@ func (b *block) components() []*component {
 
 func (b *block) clone() *block {
 	cp := func(c component) component {
-		return component{pkt: c.pkt, sigs: append([]rawPacket(nil), c.sigs...)}
+		return component{pkt: c.pkt, sigs: append([]rawPacket(nil), c.sigs...), meta: c.meta}
 	}
 	nb := &block{primary: cp(b.primary)}
 	for _, c := range b.uids {
@@ -138,9 +139,17 @@ func (b *block) clone() *block {
 }
 
 // splitBlocks groups packets into transferable keys. Trust, marker and
-// padding packets carry nothing a key ring needs and are dropped, as are
-// packets of unknown type; everything else must follow the key grammar.
-func splitBlocks(pkts []rawPacket) ([]*block, error) {
+// padding packets carry nothing a key ring takes from others and are
+// dropped, as are packets of unknown type; everything else must follow
+// the key grammar.
+func splitBlocks(pkts []rawPacket) ([]*block, error) { return groupBlocks(pkts, false) }
+
+// splitRingBlocks is splitBlocks for a ring's own file: the ring trust
+// packet right after a primary key or a user ID is the ring's record of
+// it (see meta), and is kept with it.
+func splitRingBlocks(pkts []rawPacket) ([]*block, error) { return groupBlocks(pkts, true) }
+
+func groupBlocks(pkts []rawPacket, ringMeta bool) ([]*block, error) {
 	var blocks []*block
 	var cur *block
 	var last *component
@@ -151,7 +160,24 @@ func splitBlocks(pkts []rawPacket) ([]*block, error) {
 			blocks = append(blocks, cur)
 			last = &cur.primary
 			continue
-		case tagTrust, tagMarker, tagPadding:
+		case tagTrust:
+			// gpg takes a ring trust packet as describing the packet
+			// right before it, so only one right after the primary key
+			// or a user ID packet is taken, of the subtype for it.
+			if ringMeta && last != nil && len(last.sigs) == 0 && pkts[i-1].tag == last.pkt.tag {
+				switch {
+				case last == &cur.primary:
+					if m, ok := parseRingTrust(p.body, pgppacket.RingTrustKey); ok {
+						last.meta = m
+					}
+				case last.pkt.tag == tagUserID || last.pkt.tag == tagUserAttr:
+					if m, ok := parseRingTrust(p.body, pgppacket.RingTrustUID); ok {
+						last.meta = m
+					}
+				}
+			}
+			continue
+		case tagMarker, tagPadding:
 			continue
 		}
 		if cur == nil {
@@ -275,6 +301,9 @@ func merge(dst, src *block) (mergeCount, error) {
 		return n
 	}
 	m.sigs += addSigs(&dst.primary, src.primary.sigs)
+	if dst.primary.meta.zero() {
+		dst.primary.meta = src.primary.meta
+	}
 	if dst.primary.pkt.tag == tagPublicKey && src.primary.pkt.tag == tagSecretKey {
 		dst.primary.pkt = src.primary.pkt
 		m.secret = true
@@ -287,7 +316,7 @@ nextUID:
 				continue nextUID
 			}
 		}
-		dst.uids = append(dst.uids, component{pkt: u.pkt, sigs: append([]rawPacket(nil), u.sigs...)})
+		dst.uids = append(dst.uids, component{pkt: u.pkt, sigs: append([]rawPacket(nil), u.sigs...), meta: u.meta})
 		m.uids++
 		m.sigs += len(u.sigs) // counted as gpg counts them: new with the user ID
 	}

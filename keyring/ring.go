@@ -403,7 +403,7 @@ func (r *Ring) save(order saveOrder) error {
 		if !k.gnupgOnly() {
 			// A key read from gpg's rings is written to pgpstream's
 			// own only once pgpstream changed it; gpg's stay as they are.
-			pub.Write(k.pub.bytes())
+			pub.Write(k.pub.ringBytes())
 		}
 		if k.sec != nil {
 			sec.Write(k.sec.bytes())

@@ -94,28 +94,30 @@ func NewWKD(opt Options) (*WKD, error) {
 // returns what the directory served. A directory may serve anything: the
 // import keeps only the keys with a user ID for email, and of them only
 // those user IDs (keyring.ImportOptions.Address, with AddressTerm).
-func (w *WKD) Lookup(ctx context.Context, email string) ([]byte, error) {
+// url is the address that served it, which gpg records as the key's
+// origin.
+func (w *WKD) Lookup(ctx context.Context, email string) (data []byte, url string, err error) {
 	advanced, direct, err := WKDURLs(email)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var errs [2]error
 	for i, u := range []string{advanced, direct} {
 		req, err := http.NewRequest(http.MethodGet, u, nil)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		body, err := w.t.do(ctx, req)
 		if err != nil {
 			errs[i] = err
 			continue
 		}
-		return body, nil
+		return body, u, nil
 	}
 	if errors.Is(errs[0], ErrNotFound) && errors.Is(errs[1], ErrNotFound) {
-		return nil, fmt.Errorf("wkd: %w for %s", ErrNotFound, email)
+		return nil, "", fmt.Errorf("wkd: %w for %s", ErrNotFound, email)
 	}
-	return nil, &lookupError{email, errs}
+	return nil, "", &lookupError{email, errs}
 }
 
 // lookupError is a WKD lookup that failed other than by "not found":

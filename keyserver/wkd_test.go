@@ -172,9 +172,12 @@ func TestWKDLookup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := w.Lookup(context.Background(), "Joe.Doe@example.org")
+			data, url, err := w.Lookup(context.Background(), "Joe.Doe@example.org")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if want := "https://" + c.want[len(c.want)-1] + "/"; !strings.HasPrefix(url, want) {
+				t.Errorf("Lookup says %q served the key, want %s...", url, want)
 			}
 			if !bytes.Equal(data, s.key) {
 				t.Errorf("Lookup returned %d bytes, not the %d served", len(data), len(s.key))
@@ -198,7 +201,7 @@ func TestWKDRefuses(t *testing.T) {
 	caFile := startWKD(t, s, true)
 	// A server whose CA the client was not told to trust.
 	w, _ := NewWKD(Options{})
-	_, err := w.Lookup(context.Background(), "joe.doe@example.org")
+	_, _, err := w.Lookup(context.Background(), "joe.doe@example.org")
 	var ue x509.UnknownAuthorityError
 	if !errors.As(err, &ue) {
 		t.Errorf("untrusted CA: %v, want an unknown authority error", err)
@@ -206,11 +209,11 @@ func TestWKDRefuses(t *testing.T) {
 	// Nothing at either URL.
 	s.adv, s.dir = false, false
 	w, _ = NewWKD(Options{CACertFile: caFile})
-	if _, err := w.Lookup(context.Background(), "joe.doe@example.org"); !errors.Is(err, ErrNotFound) {
+	if _, _, err := w.Lookup(context.Background(), "joe.doe@example.org"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no key: %v, want ErrNotFound", err)
 	}
 	// A domain that does not resolve.
-	if _, err := w.Lookup(context.Background(), "joe@nowhere.invalid"); err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no such host") {
+	if _, _, err := w.Lookup(context.Background(), "joe@nowhere.invalid"); err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no such host") {
 		t.Errorf("unresolvable domain: %v", err)
 	}
 }
@@ -244,7 +247,7 @@ func TestWKDRedirectToHTTP(t *testing.T) {
 	mapHost(t, "openpgpkey.example.org", ts.Listener.Addr().String())
 	mapHost(t, "example.org", ts.Listener.Addr().String())
 	w, _ := NewWKD(Options{CACertFile: caFile})
-	if _, err := w.Lookup(context.Background(), "joe.doe@example.org"); err == nil || !strings.Contains(err.Error(), "redirected from https to http://127.0.0.1") {
+	if _, _, err := w.Lookup(context.Background(), "joe.doe@example.org"); err == nil || !strings.Contains(err.Error(), "redirected from https to http://127.0.0.1") {
 		t.Errorf("redirect to http: %v", err)
 	}
 }

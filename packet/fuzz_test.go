@@ -80,7 +80,11 @@ func FuzzPacketBodies(f *testing.F) {
 	f.Add([]byte{1, 9, 2, 16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add([]byte{5, 7, 2, 3, 8, 1, 2, 3, 4, 5, 6, 7, 8, 96})
 	f.Add([]byte{4, 9, 0, 3}) // a simple S2K with RIPEMD-160
+	f.Add(append([]byte{0, 0, 'g', 'p', 'g', 2, 4, 0, 0, 0, 1, 3}, "url"...))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if rt := ParseRingTrust(body); len(rt.URL) > MaxRingTrustURL || (rt.Meta && len(body) < 12) {
+			t.Fatalf("ParseRingTrust(%x) = %+v", body, rt)
+		}
 		ParsePKESK(body, 0)
 		ParseSKESK(body, 0)
 		if sp, err := ParseS2K(body); sp.Len > len(body) || (err == nil && sp.Len == 0) {

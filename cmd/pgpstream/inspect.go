@@ -41,6 +41,7 @@ func inspectArgsOf(o *options) inspectArgs {
 		Fingerprint:        o.listFingerprint,
 		SubkeyFingerprints: o.withSubkeyFpr,
 		Keygrip:            o.withKeygrip,
+		KeyOrigin:          o.withKeyOrigin,
 		Sigs:               o.listSigs,
 		CheckSigs:          o.checkSigs,
 		JSON:               a.json,
@@ -68,9 +69,10 @@ func importFlag(o *options, flag string) bool {
 	return on
 }
 
-// importPolicy is what --import-options says of other keys' signatures.
+// importPolicy is what --import-options says of other keys' signatures,
+// and --key-origin of where the keys come from.
 func importPolicy(o *options) keyring.ImportOptions {
-	return keyring.ImportOptions{SelfSigsOnly: importFlag(o, "self-sigs-only"), LocalSigs: importFlag(o, "import-local-sigs")}
+	return keyring.ImportOptions{SelfSigsOnly: importFlag(o, "self-sigs-only"), LocalSigs: importFlag(o, "import-local-sigs"), Origin: o.keyOrigin}
 }
 
 // cmdList is --list-keys/-K with gpg's listing options, --fingerprint,

@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"crypto"
+	"crypto/dsa"
+	crand "crypto/rand"
+	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/elgamal"
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -205,6 +211,67 @@ func init() {
 		bind.FlagEncryptCommunications, bind.FlagEncryptStorage = true, true
 		ts.Check(bind.SignKey(&sub.PublicKey, priv, cfg))
 		ts.Check(bind.Serialize(&buf))
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o600))
+	}
+	// v3binding OUT UID DATE: a certificate as PGP 5 made them, dated
+	// DATE (YYYY-MM-DD): a DSA primary key (1024 bits) whose user ID's
+	// self-signature (v4, SHA-1) has no key flags, and an Elgamal
+	// encryption subkey, made 8 seconds later, bound by a v3 signature
+	// (RFC 4880 section 5.2.2), which go-crypto neither makes nor reads.
+	// The Elgamal group is the DSA key's (p, g), which encryption does
+	// not mind and which spares a search for a safe prime.
+	scriptCmds["v3binding"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: v3binding OUT UID DATE")
+		}
+		at, err := time.Parse("2006-01-02", args[2])
+		ts.Check(err)
+		var dk dsa.PrivateKey
+		ts.Check(dsa.GenerateParameters(&dk.Parameters, crand.Reader, dsa.L1024N160))
+		ts.Check(dsa.GenerateKey(&dk, crand.Reader))
+		priv := gcpacket.NewDSAPrivateKey(at, &dk)
+		x, err := crand.Int(crand.Reader, dk.Q)
+		ts.Check(err)
+		x.Add(x, big.NewInt(1))
+		eg := &elgamal.PublicKey{G: dk.G, P: dk.P, Y: new(big.Int).Exp(dk.G, x, dk.P)}
+		sub := gcpacket.NewElGamalPublicKey(at.Add(8*time.Second), eg)
+		sub.IsSubkey = true
+
+		var buf bytes.Buffer
+		ts.Check(priv.PublicKey.Serialize(&buf))
+		name, mail, _ := strings.Cut(strings.TrimSuffix(args[1], ">"), " <")
+		uid := gcpacket.NewUserId(name, "", mail)
+		ts.Check(uid.Serialize(&buf))
+		noSalt := false
+		cfg := &gcpacket.Config{Time: func() time.Time { return at }, NonDeterministicSignaturesViaNotation: &noSalt}
+		cert := &gcpacket.Signature{
+			Version: 4, SigType: gcpacket.SigTypePositiveCert, PubKeyAlgo: gcpacket.PubKeyAlgoDSA, Hash: crypto.SHA1,
+			CreationTime: at, IssuerKeyId: &priv.KeyId,
+		}
+		ts.Check(cert.SignUserId(uid.Id, &priv.PublicKey, priv, cfg))
+		ts.Check(cert.Serialize(&buf))
+		ts.Check(sub.Serialize(&buf))
+
+		// The v3 binding: SHA-1 over both keys, then the signature type
+		// and creation time (the five hashed octets).
+		when := sub.CreationTime
+		h := sha1.New()
+		ts.Check(priv.PublicKey.SerializeForHash(h))
+		ts.Check(sub.SerializeForHash(h))
+		trailer := binary.BigEndian.AppendUint32([]byte{byte(gcpacket.SigTypeSubkeyBinding)}, uint32(when.Unix()))
+		h.Write(trailer)
+		digest := h.Sum(nil)
+		r, sv, err := dsa.Sign(crand.Reader, &dk, digest)
+		ts.Check(err)
+		body := append([]byte{3, 5}, trailer...)
+		body = binary.BigEndian.AppendUint64(body, priv.KeyId)
+		body = append(body, byte(gcpacket.PubKeyAlgoDSA), 2, digest[0], digest[1]) // 2: SHA-1
+		for _, n := range []*big.Int{r, sv} {
+			body = binary.BigEndian.AppendUint16(body, uint16(n.BitLen()))
+			body = append(body, n.Bytes()...)
+		}
+		buf.Write(packet.AppendHeader(nil, packet.Tag(2), int64(len(body))))
+		buf.Write(body)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o600))
 	}
 	// genkeys DIR N [NAME]: N certificates with their secret keys,

@@ -128,7 +128,14 @@ func recv(ctx context.Context, st *state, ring *keyring.Ring, ks *keyserver.HKP,
 	if err != nil {
 		return err
 	}
-	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")), keyring.ImportOptions{Named: term})
+	served := keyring.ImportOptions{Named: term}
+	if len(term) == 40 || len(term) == 64 {
+		// gpg records a key fetched by its fingerprint as from the
+		// keyserver, with its URL (g10/keyserver.c); one fetched by key
+		// ID, which any key may claim, with no origin.
+		served.Origin = keyring.Origin{Kind: keyring.OriginKS, URL: ks.URL()}
+	}
+	_, err = importNetwork(st, ring, data, "key "+strings.ToUpper(strings.TrimPrefix(id, "0x")), served)
 	return err
 }
 
@@ -343,7 +350,7 @@ func fetchWKD(o *options, st *state, ring *keyring.Ring, email string) error {
 	if err != nil {
 		return err
 	}
-	data, err := w.Lookup(context.Background(), email)
+	data, url, err := w.Lookup(context.Background(), email)
 	if err != nil {
 		return err
 	}
@@ -353,7 +360,7 @@ func fetchWKD(o *options, st *state, ring *keyring.Ring, email string) error {
 	if err != nil {
 		return err
 	}
-	_, err = importNetwork(st, ring, data, "WKD key for "+email, keyring.ImportOptions{Address: addr})
+	_, err = importNetwork(st, ring, data, "WKD key for "+email, keyring.ImportOptions{Address: addr, Origin: keyring.Origin{Kind: keyring.OriginWKD, URL: url}})
 	return err
 }
 

@@ -126,8 +126,10 @@ type options struct {
 
 	// Listings and inspection.
 	listFingerprint, withSubkeyFpr, withKeygrip bool
+	withKeyOrigin                               bool
 	listSigs, checkSigs                         bool
 	importOptions                               []string
+	keyOrigin                                   keyring.Origin // --key-origin, for --import
 	showSessionKey, json                        bool
 	overrideSessionKey                          string    // --override-session-key
 	overrideSessionKeyFd                        int       // --override-session-key-fd; -1: none
@@ -283,15 +285,16 @@ func addNotation(o *options, v string) error {
 	return nil
 }
 
-// checkKeyOrigin accepts the values of gpg's --key-origin (g10/getkey.c).
-func checkKeyOrigin(_ *options, v string) error {
-	name, _, _ := strings.Cut(v, ",")
-	for _, ok := range []string{"self", "file", "url", "wkd", "dane", "ks-pref", "ks", "unknown"} {
-		if strings.EqualFold(strings.TrimSpace(name), ok) {
-			return nil
-		}
+// setKeyOrigin reads gpg's --key-origin (g10/getkey.c's
+// parse_key_origin): where the keys --import reads come from, recorded
+// with them.
+func setKeyOrigin(o *options, v string) error {
+	org, ok := keyring.ParseOrigin(v)
+	if !ok {
+		return usagef("invalid argument for option \"--key-origin\": %q (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL)", v)
 	}
-	return usagef("invalid argument for option \"--key-origin\": %q (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL)", v)
+	o.keyOrigin = org
+	return nil
 }
 
 // addImportOptions reads --import-options as gpg does (common's
@@ -587,6 +590,7 @@ var baseOptions = []optDef{
 	{long: "with-subkey-fingerprints", alias: "with-subkey-fingerprint", hidden: true},
 	{long: "with-sig-list", cat: catKeys, usage: "a key listing shows the signatures on each user ID and subkey, as --list-sigs", set: setBool(func(o *options) *bool { return &o.listSigs })},
 	{long: "with-sig-check", cat: catKeys, usage: "a key listing shows the signatures, each one checked, as --check-sigs", set: setBool(func(o *options) *bool { return &o.checkSigs })},
+	{long: "with-key-origin", cat: catKeys, usage: "list where the ring has each key and user ID from, and when (see --key-origin)", set: setBool(func(o *options) *bool { return &o.withKeyOrigin })},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
 	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addImportOptions},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
@@ -595,7 +599,7 @@ var baseOptions = []optDef{
 	{long: "faked-system-time", arg: "TIME", cat: catKeys, usage: "work at TIME (seconds since 1970, or YYYYMMDDTHHMMSS in UTC) for new signatures and keys and for expiry; with ! at the end the clock stands still there", set: func(o *options, v string) (err error) { o.fakedTime, err = parseFakedTime(v); return err }},
 	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
 	{long: "with-tofu-info", kind: kNoop, usage: "pgpstream keeps no TOFU history, so a listing has no tfs records (as gpg's has none outside the tofu models)"},
-	{long: "key-origin", arg: "ORIGIN", kind: kNoop, usage: "checked as gpg checks it (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL); pgpstream does not record where a key came from", set: checkKeyOrigin},
+	{long: "key-origin", arg: "ORIGIN[,URL]", cat: catKeys, usage: "where the keys --import reads come from (file, url, wkd, dane or ks; self, ks-pref and unknown record nothing), recorded with new keys and user IDs as gpg records it: fields 19 and 20 of --with-colons", set: setKeyOrigin},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
 	{long: "exit-on-status-write-error", kind: kNoop, usage: "pgpstream always fails when a status line or message could not be written"},
