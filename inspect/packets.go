@@ -1221,11 +1221,12 @@ func describeSecret(v, algo byte, npkey, nskey int, b []byte) []string {
 		}
 		sym := b[0]
 		b = b[1:]
+		var aead packet.AEADAlgo
 		if usage == 253 {
 			if len(b) < 1 {
 				return []string{"[too short]"}
 			}
-			b = b[1:] // AEAD mode
+			aead, b = packet.AEADAlgo(b[0]), b[1:]
 		}
 		if v == 6 {
 			if len(b) < 1 {
@@ -1236,52 +1237,63 @@ func describeSecret(v, algo byte, npkey, nskey int, b []byte) []string {
 		if len(b) < 2 {
 			return []string{"[too short]"}
 		}
-		mode, hash := b[0], b[1]
-		b = b[2:]
-		gnu := false
-		if mode == 101 && len(b) >= 4 && string(b[:3]) == "GNU" {
-			gnu = true
-			switch b[3] {
-			case 1:
-				out = append(out, fmt.Sprintf("gnu-dummy S2K, algo: %d,%s hash: %d", sym, checkName(usage), hash))
-			case 2:
-				out = append(out, fmt.Sprintf("gnu-divert-to-card S2K, algo: %d,%s hash: %d", sym, checkName(usage), hash))
-			default:
-				return append(out, fmt.Sprintf("unknown GNU S2K %d", 1000+int(b[3])))
+		// A specifier cut short lists what it has, as gpg does.
+		spec, _ := packet.ParseS2K(b)
+		b = b[min(spec.Len, len(b)):]
+		if spec.Type == 101 {
+			switch {
+			case spec.Len == 6 && spec.GNU == 1:
+				// gpg lists the (empty) IV line of a key without its secret too.
+				return append(out, fmt.Sprintf("gnu-dummy S2K, algo: %d,%s hash: %d", sym, checkName(usage), spec.Hash), "protect IV: ")
+			case spec.Len == 6 && spec.GNU == 2:
+				out = append(out, fmt.Sprintf("gnu-divert-to-card S2K, algo: %d,%s hash: %d", sym, checkName(usage), spec.Hash))
+				if len(b) >= 1 && len(b)-1 >= int(b[0]) {
+					out = append(out, list("serial-number: ", b[1:1+min(int(b[0]), 16)], " %02x"))
+				}
+				return out
+			case spec.Len == 6:
+				return append(out, fmt.Sprintf("unknown GNU S2K %d", 1000+int(spec.GNU)))
 			}
 		}
-		if !gnu {
-			name := map[byte]string{0: "simple S2K", 1: "salted S2K", 3: "iter+salt S2K", 4: "argon2 S2K"}[mode]
-			if name == "" {
-				return append(out, fmt.Sprintf("unknown S2K %d", mode))
+		l := fmt.Sprintf("%s, algo: %d,%s hash: %d", map[byte]string{0: "simple S2K", 1: "salted S2K", 3: "iter+salt S2K", 4: "argon2 S2K"}[spec.Type], sym, checkName(usage), spec.Hash)
+		switch spec.Type {
+		case 0:
+		case 1, 3:
+			if len(spec.Salt) == 8 {
+				l += ", salt: " + hexUpper(spec.Salt)
 			}
-			l := fmt.Sprintf("%s, algo: %d,%s hash: %d", name, sym, checkName(usage), hash)
-			if (mode == 1 || mode == 3) && len(b) >= 8 {
-				l += ", salt: " + hexUpper(b[:8])
-				b = b[8:]
+		case 4:
+			// Argon2 names no hash: its parameters instead.
+			l = fmt.Sprintf("argon2 S2K, algo: %d,%s salt: %s", sym, checkName(usage), hexUpper(spec.Salt))
+			if spec.Len == 20 {
+				l += fmt.Sprintf(", passes: %d, parallelism: %d, memory: %d KiB", spec.Passes, spec.Parallelism, uint64(1)<<min(spec.MemoryExp, 63))
 			}
-			out = append(out, l)
-			if mode == 3 && len(b) >= 1 {
-				out = append(out, fmt.Sprintf("protect count: %d (%d)", s2kCount(b[0]), b[0]))
-				b = b[1:]
-			}
-			bs := packet.CipherAlgo(sym).BlockSize()
-			if bs > 0 && len(b) >= bs {
-				out = append(out, list("protect IV: ", b[:bs], " %02x"))
-			}
+		default:
+			return append(out, fmt.Sprintf("unknown S2K %d", spec.Type))
 		}
-		if !gnu {
-			out = append(out, fmt.Sprintf("skey[%d]: [v4 protected]", npkey))
+		out = append(out, l)
+		if spec.Type == 3 && spec.Len == 11 {
+			out = append(out, fmt.Sprintf("protect count: %d (%d)", spec.Octets(), spec.Count))
 		}
-		return out
+		ivLen := packet.CipherAlgo(sym).BlockSize()
+		if usage == 253 {
+			ivLen = aead.NonceSize() // an AEAD-protected key's nonce (RFC 9580 §5.5.3)
+		}
+		if ivLen > 0 && len(b) >= ivLen {
+			out = append(out, list("protect IV: ", b[:ivLen], " %02x"))
+		}
+		return append(out, fmt.Sprintf("skey[%d]: [v4 protected]", npkey))
 	}
 	out = append(out, fmt.Sprintf("protect algo: %d  (hash algo: 1)", usage))
 	return append(out, fmt.Sprintf("skey[%d]: [v4 protected]", npkey))
 }
 
 func checkName(usage byte) string {
-	if usage == 254 {
+	switch usage {
+	case 254:
 		return " SHA1 protection,"
+	case 253:
+		return " AEAD protection,"
 	}
 	return " simple checksum,"
 }
