@@ -62,7 +62,7 @@ func appCommands(st *state) []*cli.Command {
 func appFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, d := range optionTable {
-		if d.hidden || d.long == "help" {
+		if d.hidden || d.cmd == commandHelp {
 			continue
 		}
 		var aliases []string
@@ -131,7 +131,7 @@ func helpAsked(args []string) (topics []string, ok bool) {
 		return nil, false
 	}
 	for _, t := range toks {
-		if t.def.long == "help" {
+		if t.def.cmd == commandHelp {
 			return rest, true
 		}
 	}
@@ -227,19 +227,19 @@ func dispatch(st *state, o *options) error {
 		return multifile(st, o)
 	}
 	switch o.cmd {
-	case "":
+	case commandNone:
 		return usageError{msg: "no command given", hints: []string{"use --encrypt, --symmetric, --decrypt, --import or --list-keys; see pgpstream --help"}}
-	case "encrypt", "symmetric":
+	case commandEncrypt, commandSymmetric:
 		return cmdEncrypt(st, o)
-	case "decrypt":
+	case commandDecrypt:
 		return cmdDecrypt(st, o)
-	case "sign":
+	case commandSign:
 		return cmdSign(st, o, false)
-	case "detach-sign":
+	case commandDetachSign:
 		return cmdSign(st, o, true)
-	case "verify":
+	case commandVerify:
 		return cmdVerify(st, o)
-	case "import":
+	case commandImport:
 		if importShowOnly(o) {
 			return cmdShowKeys(st, o)
 		}
@@ -247,65 +247,65 @@ func dispatch(st *state, o *options) error {
 			return cmdImportDryRun(st, o)
 		}
 		return cmdImport(st, o)
-	case "list-keys":
+	case commandListKeys:
 		return cmdList(st, o, false)
-	case "list-secret-keys":
+	case commandListSecretKeys:
 		return cmdList(st, o, true)
-	case "show-keys":
+	case commandShowKeys:
 		return cmdShowKeys(st, o)
-	case "list-packets":
+	case commandListPackets:
 		return cmdListPackets(st, o)
-	case "clear-sign":
+	case commandClearSign:
 		return cmdClearSign(st, o)
-	case "store":
+	case commandStore:
 		return cmdStore(st, o)
-	case "dearmor":
+	case commandDearmor:
 		return cmdDearmor(st, o)
-	case "enarmor":
+	case commandEnarmor:
 		return cmdEnarmor(st, o)
-	case "export":
+	case commandExport:
 		return cmdExport(st, o, false, false)
-	case "export-secret-keys":
+	case commandExportSecretKeys:
 		return cmdExport(st, o, true, false)
-	case "export-secret-subkeys":
+	case commandExportSecretSubkeys:
 		return cmdExport(st, o, true, true)
-	case "quick-gen-key":
+	case commandQuickGenKey:
 		return cmdGenKey(st, o)
-	case "delete-keys":
+	case commandDeleteKeys:
 		return cmdDelete(st, o, "public")
-	case "delete-secret-keys":
+	case commandDeleteSecretKeys:
 		return cmdDelete(st, o, "secret")
-	case "delete-secret-and-public-key":
+	case commandDeleteSecretAndPublicKey:
 		return cmdDelete(st, o, "both")
-	case "version":
+	case commandVersion:
 		return printGnuPGVersion(st, o)
-	case "list-config":
+	case commandListConfig:
 		return listConfig(st, o)
-	case "gpgconf-test":
+	case commandGpgconfTest:
 		return nil
-	case "dump-options":
+	case commandDumpOptions:
 		return dumpOptions(st)
-	case "gen-key":
+	case commandGenKey:
 		return cmdGenKeyBatch(st, o)
-	case "print-md":
+	case commandPrintMD:
 		return cmdPrintMD(st, o, false)
-	case "print-mds":
+	case commandPrintMDs:
 		return cmdPrintMD(st, o, true)
-	case "gen-random":
+	case commandGenRandom:
 		return cmdGenRandom(st, o)
-	case "import-ownertrust":
+	case commandImportOwnertrust:
 		return cmdImportOwnerTrust(st, o)
-	case "export-ownertrust":
+	case commandExportOwnertrust:
 		return cmdExportOwnerTrust(st, o)
-	case "quick-set-ownertrust":
+	case commandQuickSetOwnertrust:
 		return cmdQuickSetOwnerTrust(st, o)
-	case "dump-option-table":
+	case commandDumpOptionTable:
 		return dumpOptionTable(st)
-	case "gpgconf-list":
+	case commandGpgconfList:
 		return gpgconfList(st)
-	case "print-manpage":
+	case commandPrintManpage:
 		return cmdPrintManpage(st)
-	case "print-completion":
+	case commandPrintCompletion:
 		return cmdPrintCompletion(st, o)
 	}
 	if ok, err := dispatchLifecycle(st, o); ok {
@@ -314,5 +314,5 @@ func dispatch(st *state, o *options) error {
 	if ok, err := dispatchKeyCommands(st, o); ok {
 		return err
 	}
-	return usagef("unknown command %q", o.cmd)
+	return usagef("unknown command %q", o.cmd.String())
 }

@@ -53,14 +53,14 @@ func cmdEditKey(st *state, o *options) error {
 // lsign), then save.
 func cmdSignKey(st *state, o *options) error {
 	if len(o.args) != 1 {
-		return usageError{msg: "--" + o.cmd + " takes one key", hints: []string{"pgpstream --" + o.cmd + " KEY"}}
+		return usageError{msg: "--" + o.cmd.String() + " takes one key", hints: []string{"pgpstream --" + o.cmd.String() + " KEY"}}
 	}
 	e, err := newKeyEditor(st, o, o.args[0])
 	if err != nil {
 		return err
 	}
 	e.show()
-	ok, err := e.sign(strings.TrimSuffix(o.cmd, "-key"))
+	ok, err := e.sign(strings.TrimSuffix(o.cmd.String(), "-key"))
 	if err != nil || !ok {
 		return err
 	}
@@ -1158,7 +1158,7 @@ func (e *keyEditor) askCertLevel(opt *keyring.CertifyOptions) error {
 // ("=" exact, else a substring naming one) or all.
 func cmdQuickSignKey(st *state, o *options) error {
 	if len(o.args) < 1 {
-		return usageError{msg: "--" + o.cmd + " takes a fingerprint and optionally user IDs", hints: []string{"pgpstream --" + o.cmd + " FINGERPRINT ['=Name <mail@example.org>']"}}
+		return usageError{msg: "--" + o.cmd.String() + " takes a fingerprint and optionally user IDs", hints: []string{"pgpstream --" + o.cmd.String() + " FINGERPRINT ['=Name <mail@example.org>']"}}
 	}
 	sw, err := openStatus(st, o)
 	if err != nil {
@@ -1189,7 +1189,7 @@ func cmdQuickSignKey(st *state, o *options) error {
 	}
 	blank := func() { io.WriteString(st.stdout, "\n") }
 	for _, sg := range signers {
-		opt := keyring.CertifyOptions{Signer: sg.priv, Local: o.cmd == "quick-lsign-key", Level: o.keys.certLevel, Expires: o.certExpires()}
+		opt := keyring.CertifyOptions{Signer: sg.priv, Local: o.cmd == commandQuickLsignKey, Level: o.keys.certLevel, Expires: o.certExpires()}
 		var todo []string
 		id := fmt.Sprintf("%016X", sg.priv.KeyId)
 		for _, u := range uids {

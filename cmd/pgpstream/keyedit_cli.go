@@ -71,15 +71,15 @@ func (o *options) checkKeyOptions() error {
 func dispatchKeyCommands(st *state, o *options) (ok bool, err error) {
 	var run func(*state, *options) error
 	switch o.cmd {
-	case "check-trustdb":
+	case commandCheckTrustDB:
 		run = func(st *state, o *options) error { return cmdCheckTrustDB(st, o, false) }
-	case "update-trustdb":
+	case commandUpdateTrustDB:
 		run = func(st *state, o *options) error { return cmdCheckTrustDB(st, o, true) }
-	case "quick-sign-key", "quick-lsign-key":
+	case commandQuickSignKey, commandQuickLsignKey:
 		run = cmdQuickSignKey
-	case "sign-key", "lsign-key":
+	case commandSignKey, commandLsignKey:
 		run = cmdSignKey
-	case "edit-key":
+	case commandEditKey:
 		run = cmdEditKey
 	default:
 		return false, nil

@@ -263,7 +263,7 @@ func newPassphrases(st *state, o *options) *passphrases { return &passphrases{st
 // passphrase and then the data to the same standard input. Once read it
 // stands as --passphrase did, so every later use sees the same one.
 func readPassphraseFd(st *state, o *options) error {
-	if o.passphraseFd < 0 || o.passphraseSet || o.cmd == "passwd" {
+	if o.passphraseFd < 0 || o.passphraseSet || o.cmd == commandPasswd {
 		return nil // --passwd reads two lines, the old and the new one
 	}
 	v, err := newPassphrases(st, o).read(false)

@@ -134,7 +134,7 @@ func cmdQuickSetPrimaryUID(lc *lifeCtx) error {
 // found as keyFpr finds it, the change made by the ring's method.
 func (lc *lifeCtx) changeUserID(usage string, change func(r *keyring.Ring, fpr, uid string, pass keyring.PassphraseFunc) error) error {
 	if len(lc.args) != 2 {
-		return usageError{msg: usage, hints: []string{"pgpstream --" + lc.o.cmd + ` FINGERPRINT "Name <mail@example.org>"`}}
+		return usageError{msg: usage, hints: []string{"pgpstream --" + lc.o.cmd.String() + ` FINGERPRINT "Name <mail@example.org>"`}}
 	}
 	ring, err := lc.ring()
 	if err != nil {

@@ -12,18 +12,18 @@ import (
 // The commands that change a key over its life, and --export-ssh-key,
 // as option table entries (see optTable).
 var lifecycleOpts = []optDef{
-	{long: "quick-set-expire", kind: kCommand, cat: catCommand, usage: "FPR EXPIRE [SUBFPR...|*]: set when the key (or the named subkeys, or all) expires"},
-	{long: "quick-add-key", kind: kCommand, cat: catCommand, usage: "FPR [ALGO [USAGE [EXPIRE]]]: add a subkey"},
+	{long: "quick-set-expire", kind: kCommand, cmd: commandQuickSetExpire, cat: catCommand, usage: "FPR EXPIRE [SUBFPR...|*]: set when the key (or the named subkeys, or all) expires"},
+	{long: "quick-add-key", kind: kCommand, cmd: commandQuickAddKey, cat: catCommand, usage: "FPR [ALGO [USAGE [EXPIRE]]]: add a subkey"},
 	{long: "quick-addkey", alias: "quick-add-key", kind: kCommand, hidden: true},
-	{long: "quick-add-uid", kind: kCommand, cat: catCommand, usage: "KEY NEWUID: add a user ID"},
+	{long: "quick-add-uid", kind: kCommand, cmd: commandQuickAddUID, cat: catCommand, usage: "KEY NEWUID: add a user ID"},
 	{long: "quick-adduid", alias: "quick-add-uid", kind: kCommand, hidden: true},
-	{long: "quick-revoke-uid", kind: kCommand, cat: catCommand, usage: "KEY UID: revoke a user ID (UID as listed, or its hash from the uid record)"},
-	{long: "quick-set-primary-uid", kind: kCommand, cat: catCommand, usage: "KEY UID: make a user ID the primary one"},
+	{long: "quick-revoke-uid", kind: kCommand, cmd: commandQuickRevokeUID, cat: catCommand, usage: "KEY UID: revoke a user ID (UID as listed, or its hash from the uid record)"},
+	{long: "quick-set-primary-uid", kind: kCommand, cmd: commandQuickSetPrimaryUID, cat: catCommand, usage: "KEY UID: make a user ID the primary one"},
 	{long: "quick-revuid", alias: "quick-revoke-uid", kind: kCommand, hidden: true},
-	{long: "generate-revocation", kind: kCommand, cat: catCommand, usage: "KEY: write a revocation certificate (asks for a reason on standard input; not in --batch)"},
+	{long: "generate-revocation", kind: kCommand, cmd: commandGenerateRevocation, cat: catCommand, usage: "KEY: write a revocation certificate (asks for a reason on standard input; not in --batch)"},
 	{long: "gen-revoke", alias: "generate-revocation", kind: kCommand, hidden: true},
-	{long: "export-ssh-key", kind: kCommand, cat: catCommand, usage: "KEY: print the authentication key (KEYID! for a given one) as an OpenSSH public key"},
-	{long: "passwd", kind: kCommand, cat: catCommand, usage: "FPR: change the key's passphrase (in batch: the passphrase source's first line is the old one, its second the new)"},
+	{long: "export-ssh-key", kind: kCommand, cmd: commandExportSSHKey, cat: catCommand, usage: "KEY: print the authentication key (KEYID! for a given one) as an OpenSSH public key"},
+	{long: "passwd", kind: kCommand, cmd: commandPasswd, cat: catCommand, usage: "FPR: change the key's passphrase (in batch: the passphrase source's first line is the old one, its second the new)"},
 	{long: "change-passphrase", alias: "passwd", kind: kCommand, hidden: true},
 	{long: "export-options", arg: "LIST", cat: catKeys, usage: "export-minimal: only the newest self-signature of each user ID and subkey; export-local-sigs: non-exportable certifications too", set: addString(func(o *options) *[]string { return &o.exportOptions })},
 }
@@ -33,21 +33,21 @@ var lifecycleOpts = []optDef{
 func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 	var run func(*lifeCtx) error
 	switch o.cmd {
-	case "quick-set-expire":
+	case commandQuickSetExpire:
 		run = cmdQuickSetExpire
-	case "quick-add-key":
+	case commandQuickAddKey:
 		run = cmdQuickAddKey
-	case "quick-add-uid":
+	case commandQuickAddUID:
 		run = cmdQuickAddUID
-	case "quick-revoke-uid":
+	case commandQuickRevokeUID:
 		run = cmdQuickRevokeUID
-	case "quick-set-primary-uid":
+	case commandQuickSetPrimaryUID:
 		run = cmdQuickSetPrimaryUID
-	case "generate-revocation":
+	case commandGenerateRevocation:
 		run = cmdGenRevoke
-	case "export-ssh-key":
+	case commandExportSSHKey:
 		run = cmdExportSSHKey
-	case "passwd":
+	case commandPasswd:
 		run = cmdPasswd
 	default:
 		return false, nil

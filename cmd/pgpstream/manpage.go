@@ -22,8 +22,8 @@ import (
 // docOptions are the commands that write the manual and the shell
 // completions.
 var docOptions = []optDef{
-	{long: "print-manpage", kind: kCommand, cat: catCommand, usage: "write the manual, pgpstream(1), in man(7) format: pgpstream --print-manpage | man -l -"},
-	{long: "print-completion", kind: kCommand, cat: catCommand, usage: "SHELL: write the completion script for bash, zsh or fish (bash: source <(pgpstream --print-completion bash))"},
+	{long: "print-manpage", kind: kCommand, cmd: commandPrintManpage, cat: catCommand, usage: "write the manual, pgpstream(1), in man(7) format: pgpstream --print-manpage | man -l -"},
+	{long: "print-completion", kind: kCommand, cmd: commandPrintCompletion, cat: catCommand, usage: "SHELL: write the completion script for bash, zsh or fish (bash: source <(pgpstream --print-completion bash))"},
 }
 
 // cmdPrintManpage is --print-manpage.

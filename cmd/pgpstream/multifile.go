@@ -13,8 +13,8 @@ import (
 // As in gpg, a file that fails is reported and the others are still done;
 // the exit status says that one failed.
 func multifile(st *state, o *options) error {
-	run := map[string]func(*state, *options) error{"encrypt": cmdEncrypt, "decrypt": cmdDecrypt, "verify": cmdVerify}[o.cmd]
-	if run == nil || (o.cmd == "encrypt" && (o.symmetric || o.signing())) {
+	run := map[command]func(*state, *options) error{commandEncrypt: cmdEncrypt, commandDecrypt: cmdDecrypt, commandVerify: cmdVerify}[o.cmd]
+	if run == nil || (o.cmd == commandEncrypt && (o.symmetric || o.signing())) {
 		return usagef("--multifile works with --encrypt, --decrypt and --verify only")
 	}
 	if !o.output.none() {
@@ -38,7 +38,7 @@ func multifile(st *state, o *options) error {
 		one.args = []string{name}
 		one.multifile = false
 		err := error(nil)
-		if o.cmd == "decrypt" {
+		if o.cmd == commandDecrypt {
 			var out string
 			out, err = decryptedName(name)
 			one.output = pathArg(out)

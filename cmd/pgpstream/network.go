@@ -29,13 +29,13 @@ type netOpts struct {
 // networkCommands run the command options of networkOptions. Keys they
 // fetch are imported as --import's are: the keyring drops third-party
 // signatures and writes under its lock.
-var networkCommands = map[string]func(*state, *options) error{
-	"recv-keys":            cmdRecvKeys,
-	"search-keys":          cmdSearchKeys,
-	"send-keys":            cmdSendKeys,
-	"refresh-keys":         cmdRefreshKeys,
-	"locate-keys":          cmdLocateKeys,
-	"locate-external-keys": func(st *state, o *options) error { return locateKeys(st, o, true) },
+var networkCommands = map[command]func(*state, *options) error{
+	commandRecvKeys:           cmdRecvKeys,
+	commandSearchKeys:         cmdSearchKeys,
+	commandSendKeys:           cmdSendKeys,
+	commandRefreshKeys:        cmdRefreshKeys,
+	commandLocateKeys:         cmdLocateKeys,
+	commandLocateExternalKeys: func(st *state, o *options) error { return locateKeys(st, o, true) },
 }
 
 const catNet = "Keyservers and key discovery"
@@ -43,13 +43,13 @@ const catNet = "Keyservers and key discovery"
 // networkOptions are the option table's entries for the network.
 func networkOptions() []optDef {
 	return []optDef{
-		{long: "recv-keys", kind: kCommand, cat: catCommand, usage: "fetch KEYID|FPR... from the --keyserver and import them"},
+		{long: "recv-keys", kind: kCommand, cmd: commandRecvKeys, cat: catCommand, usage: "fetch KEYID|FPR... from the --keyserver and import them"},
 		{long: "receive-keys", alias: "recv-keys", kind: kCommand, hidden: true},
-		{long: "search-keys", kind: kCommand, cat: catCommand, usage: "search the --keyserver for PATTERN; pick keys to import (with --batch: only list)"},
-		{long: "send-keys", kind: kCommand, cat: catCommand, usage: "publish the public keys KEY... on the --keyserver"},
-		{long: "refresh-keys", kind: kCommand, cat: catCommand, usage: "fetch every key of the ring (or those matching PATTERN...) again from the --keyserver"},
-		{long: "locate-keys", kind: kCommand, cat: catCommand, usage: "find the keys of EMAIL... in the ring, else by --auto-key-locate (default local,wkd), and list them"},
-		{long: "locate-external-keys", kind: kCommand, cat: catCommand, usage: "--locate-keys without the ring: fetch the keys of EMAIL... by --auto-key-locate (default wkd) even when the ring has them, and list them"},
+		{long: "search-keys", kind: kCommand, cmd: commandSearchKeys, cat: catCommand, usage: "search the --keyserver for PATTERN; pick keys to import (with --batch: only list)"},
+		{long: "send-keys", kind: kCommand, cmd: commandSendKeys, cat: catCommand, usage: "publish the public keys KEY... on the --keyserver"},
+		{long: "refresh-keys", kind: kCommand, cmd: commandRefreshKeys, cat: catCommand, usage: "fetch every key of the ring (or those matching PATTERN...) again from the --keyserver"},
+		{long: "locate-keys", kind: kCommand, cmd: commandLocateKeys, cat: catCommand, usage: "find the keys of EMAIL... in the ring, else by --auto-key-locate (default local,wkd), and list them"},
+		{long: "locate-external-keys", kind: kCommand, cmd: commandLocateExternalKeys, cat: catCommand, usage: "--locate-keys without the ring: fetch the keys of EMAIL... by --auto-key-locate (default wkd) even when the ring has them, and list them"},
 		{long: "keyserver", arg: "URL", cat: catNet, usage: "HKP keyserver: hkp://HOST[:PORT] (port 11371) or hkps://HOST[:PORT] (TLS, port 443); no default", set: setString(func(o *options) *string { return &o.net.keyserver })},
 		{long: "keyserver-options", arg: "LIST", cat: catNet, usage: "timeout=SECONDS (default 30); ca-cert-file=FILE or hkp-cacert=FILE: trust only the CAs in FILE for hkps and WKD", set: addString(func(o *options) *[]string { return &o.net.ksOptions })},
 		{long: "auto-key-locate", arg: "LIST", cat: catNet, usage: "where -r EMAIL looks when the ring has no key: local, wkd, clear, nodefault (default: the ring only)", set: addString(func(o *options) *[]string { return &o.net.autoKeyLocate })},

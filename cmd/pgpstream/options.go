@@ -51,9 +51,10 @@ type optDef struct {
 	short byte   // 0: none
 	arg   string // the value's name in --help; "" when the option takes none
 	kind  optKind
-	cat   string // --help section
-	usage string // --help text; for kNoop, why it changes nothing
-	alias string // another spelling of this long option
+	cat   string  // --help section
+	usage string  // --help text; for kNoop, why it changes nothing
+	alias string  // another spelling of this long option
+	cmd   command // the command a kCommand entry gives (its alias's for an alias)
 	set   func(o *options, v string) error
 	// hidden options are left out of --help (aliases, and gpg's
 	// spellings listed under their main name).
@@ -71,8 +72,8 @@ const (
 // options is one invocation's command line, after gpg.conf: every
 // command reads these fields and nothing else.
 type options struct {
-	cmd       string // the command: the long name of a kCommand entry, "" for none
-	encrypt   bool   // --encrypt was given (cmd "encrypt" also covers -c and -s -e)
+	cmd       command // the command; commandNone for none
+	encrypt   bool    // --encrypt was given (commandEncrypt also covers -c and -s -e)
 	symmetric bool
 	sign      bool
 	args      []string
@@ -179,7 +180,7 @@ type options struct {
 	profiles                map[string]string // profiling flag -> FILE
 	notes                   []string          // warnings found while reading, shown once the prefix is known
 	seen                    map[string]bool   // long names given, for rules about combinations
-	commands                []string          // every command option, in order
+	commands                []command         // every command option, in order
 	confWarnings            []string
 	net                     netOpts // keyservers and WKD (network.go)
 	keys                    keyOpts // certifications, the web of trust and --edit-key (keyedit_cli.go)
@@ -190,7 +191,7 @@ func (o *options) given(long string) bool { return o.seen[long] }
 // signing reports whether the command makes a signature.
 func (o *options) signing() bool {
 	for _, c := range o.commands {
-		if c == "sign" || c == "detach-sign" {
+		if c == commandSign || c == commandDetachSign {
 			return true
 		}
 	}
@@ -349,17 +350,18 @@ func oneOf(name string, f func(*options) *string, values ...string) func(*option
 
 // filesCommand is gpg's --encrypt-files and the like: the command with
 // --multifile.
-func filesCommand(name string) func(*options, string) error {
+func filesCommand(c command) func(*options, string) error {
 	return func(o *options, _ string) error {
-		o.commands = append(o.commands, name)
+		o.commands = append(o.commands, c)
 		o.multifile = true
 		return nil
 	}
 }
 
-func command(name string) func(*options, string) error {
+// giveCommand is the setter of a command entry.
+func giveCommand(c command) func(*options, string) error {
 	return func(o *options, _ string) error {
-		o.commands = append(o.commands, name)
+		o.commands = append(o.commands, c)
 		return nil
 	}
 }
@@ -372,68 +374,68 @@ var optionTable = append(append(append(append(baseOptions, profileOptions()...),
 
 var baseOptions = []optDef{
 	// Commands.
-	{long: "encrypt", short: 'e', kind: kCommand, cat: catCommand, usage: "encrypt to the recipients (-r, -f)"},
-	{long: "symmetric", short: 'c', kind: kCommand, cat: catCommand, usage: "encrypt with a passphrase (alone or with --encrypt)"},
-	{long: "decrypt", short: 'd', kind: kCommand, cat: catCommand, usage: "decrypt FILE or standard input (also what a lone FILE does)"},
-	{long: "sign", short: 's', kind: kCommand, cat: catCommand, usage: "sign (alone, or with --encrypt/--symmetric inside the encryption)"},
-	{long: "detach-sign", short: 'b', kind: kCommand, cat: catCommand, usage: "write a detached signature (-bs and -sb too)"},
-	{long: "verify", kind: kCommand, cat: catCommand, usage: "check a signed message [FILE], or a detached signature: SIG [FILE]"},
-	{long: "import", kind: kCommand, cat: catCommand, usage: "import keys from FILEs or standard input (armored or binary)"},
-	{long: "list-keys", short: 'k', kind: kCommand, cat: catCommand, usage: "list public keys"},
+	{long: "encrypt", short: 'e', kind: kCommand, cmd: commandEncrypt, cat: catCommand, usage: "encrypt to the recipients (-r, -f)"},
+	{long: "symmetric", short: 'c', kind: kCommand, cmd: commandSymmetric, cat: catCommand, usage: "encrypt with a passphrase (alone or with --encrypt)"},
+	{long: "decrypt", short: 'd', kind: kCommand, cmd: commandDecrypt, cat: catCommand, usage: "decrypt FILE or standard input (also what a lone FILE does)"},
+	{long: "sign", short: 's', kind: kCommand, cmd: commandSign, cat: catCommand, usage: "sign (alone, or with --encrypt/--symmetric inside the encryption)"},
+	{long: "detach-sign", short: 'b', kind: kCommand, cmd: commandDetachSign, cat: catCommand, usage: "write a detached signature (-bs and -sb too)"},
+	{long: "verify", kind: kCommand, cmd: commandVerify, cat: catCommand, usage: "check a signed message [FILE], or a detached signature: SIG [FILE]"},
+	{long: "import", kind: kCommand, cmd: commandImport, cat: catCommand, usage: "import keys from FILEs or standard input (armored or binary)"},
+	{long: "list-keys", short: 'k', kind: kCommand, cmd: commandListKeys, cat: catCommand, usage: "list public keys"},
 	{long: "list-public-keys", alias: "list-keys", kind: kCommand, hidden: true},
 	{long: "list-key", alias: "list-keys", kind: kCommand, hidden: true},
-	{long: "fingerprint", kind: kCommand, cat: catCommand, usage: "list keys with their fingerprints in groups of four"},
-	{long: "list-sigs", kind: kCommand, cat: catCommand, usage: "list keys with the signatures on them"},
+	{long: "fingerprint", kind: kCommand, cmd: commandFingerprint, cat: catCommand, usage: "list keys with their fingerprints in groups of four"},
+	{long: "list-sigs", kind: kCommand, cmd: commandListSigs, cat: catCommand, usage: "list keys with the signatures on them"},
 	{long: "list-signatures", alias: "list-sigs", kind: kCommand, hidden: true},
-	{long: "check-sigs", kind: kCommand, cat: catCommand, usage: "list keys with their signatures, each one checked"},
+	{long: "check-sigs", kind: kCommand, cmd: commandCheckSigs, cat: catCommand, usage: "list keys with their signatures, each one checked"},
 	{long: "check-signatures", alias: "check-sigs", kind: kCommand, hidden: true},
-	{long: "show-keys", kind: kCommand, cat: catCommand, usage: "list the keys in FILEs without importing them"},
-	{long: "list-packets", kind: kCommand, cat: catCommand, usage: "list the packets of FILE as gpg does, decrypting what the keyring opens"},
-	{long: "clear-sign", kind: kCommand, cat: catCommand, usage: "make a cleartext signed message: FILE to FILE.asc"},
+	{long: "show-keys", kind: kCommand, cmd: commandShowKeys, cat: catCommand, usage: "list the keys in FILEs without importing them"},
+	{long: "list-packets", kind: kCommand, cmd: commandListPackets, cat: catCommand, usage: "list the packets of FILE as gpg does, decrypting what the keyring opens"},
+	{long: "clear-sign", kind: kCommand, cmd: commandClearSign, cat: catCommand, usage: "make a cleartext signed message: FILE to FILE.asc"},
 	{long: "clearsign", alias: "clear-sign", kind: kCommand, hidden: true},
-	{long: "store", kind: kCommand, cat: catCommand, usage: "write the input as a literal data packet, neither encrypted nor signed (-z N compresses it)"},
-	{long: "dearmor", kind: kCommand, cat: catCommand, usage: "decode ASCII armor: FILE to FILE.gpg, or standard input to standard output"},
+	{long: "store", kind: kCommand, cmd: commandStore, cat: catCommand, usage: "write the input as a literal data packet, neither encrypted nor signed (-z N compresses it)"},
+	{long: "dearmor", kind: kCommand, cmd: commandDearmor, cat: catCommand, usage: "decode ASCII armor: FILE to FILE.gpg, or standard input to standard output"},
 	{long: "dearmour", alias: "dearmor", kind: kCommand, hidden: true},
-	{long: "enarmor", kind: kCommand, cat: catCommand, usage: "armor any file as gpg --enarmor does: FILE to FILE.asc"},
+	{long: "enarmor", kind: kCommand, cmd: commandEnarmor, cat: catCommand, usage: "armor any file as gpg --enarmor does: FILE to FILE.asc"},
 	{long: "enarmour", alias: "enarmor", kind: kCommand, hidden: true},
-	{long: "list-secret-keys", short: 'K', kind: kCommand, cat: catCommand, usage: "list secret keys"},
-	{long: "export", kind: kCommand, cat: catCommand, usage: "export public keys"},
-	{long: "export-secret-keys", kind: kCommand, cat: catCommand, usage: "export secret keys"},
-	{long: "export-secret-subkeys", kind: kCommand, cat: catCommand, usage: "export secret keys with the primary key a GNU dummy stub: the subkeys' secrets only, for a key that cannot certify"},
-	{long: "quick-gen-key", kind: kCommand, cat: catCommand, usage: "generate a key: UID [ALGO [USAGE [EXPIRE]]] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448; USAGE: sign, encr, cert, auth; EXPIRE: never, 2030-01-31, 1y; default 2y, as gpg 2.2)"},
+	{long: "list-secret-keys", short: 'K', kind: kCommand, cmd: commandListSecretKeys, cat: catCommand, usage: "list secret keys"},
+	{long: "export", kind: kCommand, cmd: commandExport, cat: catCommand, usage: "export public keys"},
+	{long: "export-secret-keys", kind: kCommand, cmd: commandExportSecretKeys, cat: catCommand, usage: "export secret keys"},
+	{long: "export-secret-subkeys", kind: kCommand, cmd: commandExportSecretSubkeys, cat: catCommand, usage: "export secret keys with the primary key a GNU dummy stub: the subkeys' secrets only, for a key that cannot certify"},
+	{long: "quick-gen-key", kind: kCommand, cmd: commandQuickGenKey, cat: catCommand, usage: "generate a key: UID [ALGO [USAGE [EXPIRE]]] (ALGO: future-default, ed25519, rsa3072, rsa4096, nistp256, ed448; USAGE: sign, encr, cert, auth; EXPIRE: never, 2030-01-31, 1y; default 2y, as gpg 2.2)"},
 	{long: "quick-generate-key", alias: "quick-gen-key", kind: kCommand, hidden: true},
-	{long: "delete-keys", kind: kCommand, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch)"},
+	{long: "delete-keys", kind: kCommand, cmd: commandDeleteKeys, cat: catCommand, usage: "delete public keys by full fingerprint (needs --batch)"},
 	{long: "delete-key", alias: "delete-keys", kind: kCommand, hidden: true},
-	{long: "delete-secret-keys", kind: kCommand, cat: catCommand, usage: "delete the secret parts of keys by full fingerprint (needs --batch; --yes: gpg-agent does not ask to confirm)"},
+	{long: "delete-secret-keys", kind: kCommand, cmd: commandDeleteSecretKeys, cat: catCommand, usage: "delete the secret parts of keys by full fingerprint (needs --batch; --yes: gpg-agent does not ask to confirm)"},
 	{long: "delete-secret-key", alias: "delete-secret-keys", kind: kCommand, hidden: true},
-	{long: "delete-secret-and-public-key", kind: kCommand, cat: catCommand, usage: "delete keys with their secret parts by full fingerprint (needs --batch)"},
+	{long: "delete-secret-and-public-key", kind: kCommand, cmd: commandDeleteSecretAndPublicKey, cat: catCommand, usage: "delete keys with their secret parts by full fingerprint (needs --batch)"},
 	{long: "delete-secret-and-public-keys", alias: "delete-secret-and-public-key", kind: kCommand, hidden: true},
-	{long: "version", kind: kCommand, cat: catCommand, usage: "print the version in GnuPG's shape, then the CPU features and engines"},
-	{long: "list-config", kind: kCommand, cat: catCommand, usage: "print gpg's cfg: lines: the algorithms written (cipher, digest, compress, aead) and read (pubkey, readcipher, readdigest, readcompress), the curves and the groups"},
-	{long: "gpgconf-test", kind: kCommand, cat: catCommand, usage: "read the options and gpg.conf, then exit: 0 when they are fine"},
-	{long: "dump-options", kind: kCommand, cat: catCommand, usage: "print every long option, one a line"},
-	{long: "gen-key", kind: kCommand, cat: catCommand, usage: "with --batch: generate the keys of a parameter file [FILE] (gpg's unattended key generation format)"},
+	{long: "version", kind: kCommand, cmd: commandVersion, cat: catCommand, usage: "print the version in GnuPG's shape, then the CPU features and engines"},
+	{long: "list-config", kind: kCommand, cmd: commandListConfig, cat: catCommand, usage: "print gpg's cfg: lines: the algorithms written (cipher, digest, compress, aead) and read (pubkey, readcipher, readdigest, readcompress), the curves and the groups"},
+	{long: "gpgconf-test", kind: kCommand, cmd: commandGpgconfTest, cat: catCommand, usage: "read the options and gpg.conf, then exit: 0 when they are fine"},
+	{long: "dump-options", kind: kCommand, cmd: commandDumpOptions, cat: catCommand, usage: "print every long option, one a line"},
+	{long: "gen-key", kind: kCommand, cmd: commandGenKey, cat: catCommand, usage: "with --batch: generate the keys of a parameter file [FILE] (gpg's unattended key generation format)"},
 	{long: "generate-key", alias: "gen-key", kind: kCommand, hidden: true},
-	{long: "print-md", kind: kCommand, cat: catCommand, usage: "print the digest of FILEs or standard input: ALGO [FILE...] (MD5, SHA1, RMD160, SHA224, SHA256, SHA384, SHA512)"},
-	{long: "print-mds", kind: kCommand, cat: catCommand, usage: "print every digest of FILEs or standard input"},
-	{long: "gen-random", kind: kCommand, cat: catCommand, usage: "write COUNT random bytes: LEVEL COUNT (base64 with --armor)"},
-	{long: "import-ownertrust", kind: kCommand, cat: catCommand, usage: "set owner trust from FILEs or standard input, lines FINGERPRINT:LEVEL: (6 ultimate, 5 full, 4 marginal, 3 never, 2 undefined)"},
-	{long: "export-ownertrust", kind: kCommand, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
-	{long: "quick-set-ownertrust", kind: kCommand, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
-	{long: "check-trustdb", kind: kCommand, cat: catCommand, usage: "compute every key's validity from the certifications and owner trust (gpg's pgp model) and report it as gpg does"},
-	{long: "update-trustdb", kind: kCommand, cat: catCommand, usage: "--check-trustdb, asking the owner trust of each introducer that has none (not in --batch)"},
-	{long: "edit-key", kind: kCommand, cat: catCommand, usage: "KEY [COMMAND...]: change a key with gpg's menu (gpg> on the terminal, GET_LINE keyedit.prompt on --command-fd): sign, lsign, tsign, trust, expire, adduid, deluid, revuid, primary, addkey, revkey, passwd, key N, uid N, list, save, quit"},
+	{long: "print-md", kind: kCommand, cmd: commandPrintMD, cat: catCommand, usage: "print the digest of FILEs or standard input: ALGO [FILE...] (MD5, SHA1, RMD160, SHA224, SHA256, SHA384, SHA512)"},
+	{long: "print-mds", kind: kCommand, cmd: commandPrintMDs, cat: catCommand, usage: "print every digest of FILEs or standard input"},
+	{long: "gen-random", kind: kCommand, cmd: commandGenRandom, cat: catCommand, usage: "write COUNT random bytes: LEVEL COUNT (base64 with --armor)"},
+	{long: "import-ownertrust", kind: kCommand, cmd: commandImportOwnertrust, cat: catCommand, usage: "set owner trust from FILEs or standard input, lines FINGERPRINT:LEVEL: (6 ultimate, 5 full, 4 marginal, 3 never, 2 undefined)"},
+	{long: "export-ownertrust", kind: kCommand, cmd: commandExportOwnertrust, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
+	{long: "quick-set-ownertrust", kind: kCommand, cmd: commandQuickSetOwnertrust, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
+	{long: "check-trustdb", kind: kCommand, cmd: commandCheckTrustDB, cat: catCommand, usage: "compute every key's validity from the certifications and owner trust (gpg's pgp model) and report it as gpg does"},
+	{long: "update-trustdb", kind: kCommand, cmd: commandUpdateTrustDB, cat: catCommand, usage: "--check-trustdb, asking the owner trust of each introducer that has none (not in --batch)"},
+	{long: "edit-key", kind: kCommand, cmd: commandEditKey, cat: catCommand, usage: "KEY [COMMAND...]: change a key with gpg's menu (gpg> on the terminal, GET_LINE keyedit.prompt on --command-fd): sign, lsign, tsign, trust, expire, adduid, deluid, revuid, primary, addkey, revkey, passwd, key N, uid N, list, save, quit"},
 	{long: "key-edit", alias: "edit-key", kind: kCommand, hidden: true},
-	{long: "sign-key", kind: kCommand, cat: catCommand, usage: "KEY: certify the key's user IDs with your key (-u), asking as gpg does"},
-	{long: "lsign-key", kind: kCommand, cat: catCommand, usage: "KEY: --sign-key with a local (non-exportable) certification"},
-	{long: "quick-sign-key", kind: kCommand, cat: catCommand, usage: "FPR [NAMES]: certify the key (or the user IDs NAMES) with your key (-u), without asking"},
-	{long: "quick-lsign-key", kind: kCommand, cat: catCommand, usage: "FPR [NAMES]: --quick-sign-key with a local (non-exportable) certification"},
-	{long: "dump-option-table", kind: kCommand, cat: catCommand, usage: "print the option table as gpgconf reads it"},
-	{long: "encrypt-files", kind: kCommand, cat: catCommand, usage: "--encrypt --multifile", set: filesCommand("encrypt")},
-	{long: "decrypt-files", kind: kCommand, cat: catCommand, usage: "--decrypt --multifile", set: filesCommand("decrypt")},
-	{long: "verify-files", kind: kCommand, cat: catCommand, usage: "--verify --multifile", set: filesCommand("verify")},
-	{long: "gpgconf-list", kind: kCommand, cat: catCommand, usage: "print the defaults gpgconf --list-options gpg reads"},
-	{long: "help", short: 'h', kind: kCommand, cat: catCommand, usage: "show this help"},
+	{long: "sign-key", kind: kCommand, cmd: commandSignKey, cat: catCommand, usage: "KEY: certify the key's user IDs with your key (-u), asking as gpg does"},
+	{long: "lsign-key", kind: kCommand, cmd: commandLsignKey, cat: catCommand, usage: "KEY: --sign-key with a local (non-exportable) certification"},
+	{long: "quick-sign-key", kind: kCommand, cmd: commandQuickSignKey, cat: catCommand, usage: "FPR [NAMES]: certify the key (or the user IDs NAMES) with your key (-u), without asking"},
+	{long: "quick-lsign-key", kind: kCommand, cmd: commandQuickLsignKey, cat: catCommand, usage: "FPR [NAMES]: --quick-sign-key with a local (non-exportable) certification"},
+	{long: "dump-option-table", kind: kCommand, cmd: commandDumpOptionTable, cat: catCommand, usage: "print the option table as gpgconf reads it"},
+	{long: "encrypt-files", kind: kCommand, cat: catCommand, usage: "--encrypt --multifile", set: filesCommand(commandEncrypt)},
+	{long: "decrypt-files", kind: kCommand, cat: catCommand, usage: "--decrypt --multifile", set: filesCommand(commandDecrypt)},
+	{long: "verify-files", kind: kCommand, cat: catCommand, usage: "--verify --multifile", set: filesCommand(commandVerify)},
+	{long: "gpgconf-list", kind: kCommand, cmd: commandGpgconfList, cat: catCommand, usage: "print the defaults gpgconf --list-options gpg reads"},
+	{long: "help", short: 'h', kind: kCommand, cmd: commandHelp, cat: catCommand, usage: "show this help"},
 
 	// Encryption.
 	{long: "recipient", short: 'r', arg: "KEY", cat: catEncrypt, usage: "encrypt to KEY, one key each: fingerprint, key ID, <addr>, @part, =uid or user ID substring", set: addString(func(o *options) *[]string { return &o.recipients })},
@@ -725,13 +727,17 @@ func init() {
 			if d.arg != t.arg {
 				panic("option alias --" + d.long + " disagrees with --" + t.long)
 			}
-			d.set, d.kind, d.cat, d.hidden = nil, t.kind, t.cat, true
+			d.set, d.kind, d.cat, d.hidden, d.cmd = nil, t.kind, t.cat, true, t.cmd
 		}
 		if d.short != 0 {
 			byShort[d.short] = d
 		}
 		if d.kind == kCommand && d.set == nil && d.alias == "" {
-			d.set = command(d.long)
+			if d.cmd == commandNone || d.cmd >= numCommands || commandNames[d.cmd] != "" {
+				panic("command entry --" + d.long + " needs a constant of its own")
+			}
+			commandNames[d.cmd] = d.long
+			d.set = giveCommand(d.cmd)
 		}
 	}
 	gpgNameSet = map[string]bool{}
@@ -1063,11 +1069,11 @@ func readConf(o *options) ([]token, []string, error) {
 // set_cmd): signing rides along with encryption, -b with -s is a
 // detached signature, -s with --clear-sign a cleartext signature, and -b
 // with encryption signs inside it.
-func combineCommands(cmds []string) (string, error) {
-	var uniq []string
-	seen := map[string]bool{}
+func combineCommands(cmds []command) (command, error) {
+	var uniq []command
+	seen := map[command]bool{}
 	for _, c := range cmds {
-		if (c == "fingerprint" || c == "list-sigs" || c == "check-sigs") && len(cmds) > 1 {
+		if (c == commandFingerprint || c == commandListSigs || c == commandCheckSigs) && len(cmds) > 1 {
 			// gpg's --fingerprint, --list-sigs and --check-sigs are
 			// commands only when alone; beside another listing they say
 			// what it shows (see check).
@@ -1081,31 +1087,35 @@ func combineCommands(cmds []string) (string, error) {
 	if len(uniq) <= 1 {
 		if len(uniq) == 0 {
 			if len(cmds) > 0 {
-				return "list-keys", nil // only listing modifiers: --fingerprint --check-sigs
+				return commandListKeys, nil // only listing modifiers: --fingerprint --check-sigs
 			}
-			return "", nil
+			return commandNone, nil
 		}
 		return uniq[0], nil
 	}
-	enc := seen["encrypt"] || seen["symmetric"]
+	enc := seen[commandEncrypt] || seen[commandSymmetric]
 	rest := 0
 	for _, c := range uniq {
 		switch c {
-		case "encrypt", "symmetric", "sign", "detach-sign":
+		case commandEncrypt, commandSymmetric, commandSign, commandDetachSign:
 		default:
 			rest++
 		}
 	}
 	switch {
 	case rest == 0 && enc:
-		return "encrypt", nil
-	case rest == 0 && seen["sign"] && seen["detach-sign"]:
-		return "detach-sign", nil
-	case len(uniq) == 2 && seen["sign"] && seen["clear-sign"]:
+		return commandEncrypt, nil
+	case rest == 0 && seen[commandSign] && seen[commandDetachSign]:
+		return commandDetachSign, nil
+	case len(uniq) == 2 && seen[commandSign] && seen[commandClearSign]:
 		// python-gnupg clear-signs with --sign --clearsign.
-		return "clear-sign", nil
+		return commandClearSign, nil
 	}
-	return "", usagef("conflicting commands: --%s", strings.Join(uniq, " and --"))
+	names := make([]string, len(uniq))
+	for i, c := range uniq {
+		names[i] = c.String()
+	}
+	return commandNone, usagef("conflicting commands: --%s", strings.Join(names, " and --"))
 }
 
 // check holds every rule about the options alone, and their one
@@ -1117,32 +1127,32 @@ func (o *options) check() (err error) {
 	}
 	for _, c := range o.commands {
 		switch c {
-		case "encrypt":
+		case commandEncrypt:
 			o.encrypt = true
-		case "symmetric":
+		case commandSymmetric:
 			o.symmetric = true
-		case "sign", "detach-sign":
+		case commandSign, commandDetachSign:
 			o.sign = true
 		}
 	}
 	for _, c := range o.commands {
 		switch c {
-		case "fingerprint":
+		case commandFingerprint:
 			o.listFingerprint = true
-		case "list-sigs":
+		case commandListSigs:
 			o.listSigs = true
-		case "check-sigs":
+		case commandCheckSigs:
 			o.checkSigs = true
 		}
 	}
 	switch o.cmd {
-	case "fingerprint", "list-sigs", "check-sigs":
-		o.cmd = "list-keys"
-	case "symmetric":
-		o.cmd = "encrypt" // one command writes both (cmdEncrypt)
+	case commandFingerprint, commandListSigs, commandCheckSigs:
+		o.cmd = commandListKeys
+	case commandSymmetric:
+		o.cmd = commandEncrypt // one command writes both (cmdEncrypt)
 	}
-	if o.cmd == "" && len(o.args) > 0 {
-		o.cmd = "decrypt" // gpg decrypts when given only a file
+	if o.cmd == commandNone && len(o.args) > 0 {
+		o.cmd = commandDecrypt // gpg decrypts when given only a file
 	}
 
 	// Special file names: -&N is descriptor N (fds.go). File arguments
@@ -1249,10 +1259,10 @@ func (o *options) check() (err error) {
 	default:
 		return usagef("--compliance %s: want one of gnupg, openpgp, rfc4880, rfc2440, rfc4880bis", o.compliance)
 	}
-	if o.rfc4880bis && o.forceSEIPDv2 && o.cmd == "encrypt" {
+	if o.rfc4880bis && o.forceSEIPDv2 && o.cmd == commandEncrypt {
 		return usagef("conflicting options: --force-seipdv2 writes RFC 9580 SEIPD v2, --rfc4880bis the LibrePGP AEAD packet")
 	}
-	if o.rfc4880bis && !o.forceAEAD && (o.cmd == "encrypt") {
+	if o.rfc4880bis && !o.forceAEAD && (o.cmd == commandEncrypt) {
 		return usageError{msg: "--rfc4880bis without --force-aead", hints: []string{"add --force-aead (or --force-ocb) to write the LibrePGP AEAD packet"}}
 	}
 	if o.keyVersion != 4 && o.keyVersion != 6 {
@@ -1302,7 +1312,7 @@ func (o *options) check() (err error) {
 		o.keyrings = nil
 	}
 	o.dropHomeKeyrings()
-	if o.dryRun && o.cmd != "import" && o.cmd != "gen-key" {
+	if o.dryRun && o.cmd != commandImport && o.cmd != commandGenKey {
 		return usagef("--dry-run is supported with --import and --gen-key only")
 	}
 	if len(o.keyrings) > 0 || o.noDefaultRing {
@@ -1311,10 +1321,10 @@ func (o *options) check() (err error) {
 			name = "--no-default-keyring"
 		}
 		switch o.cmd {
-		case "import", "quick-gen-key", "delete-keys", "delete-secret-and-public-key",
-			"quick-set-expire", "quick-add-key", "quick-add-uid", "quick-revoke-uid", "passwd",
-			"edit-key", "sign-key", "lsign-key", "quick-sign-key", "quick-lsign-key":
-			return usageError{msg: name + " is not supported with --" + o.cmd + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
+		case commandImport, commandQuickGenKey, commandDeleteKeys, commandDeleteSecretAndPublicKey,
+			commandQuickSetExpire, commandQuickAddKey, commandQuickAddUID, commandQuickRevokeUID, commandPasswd,
+			commandEditKey, commandSignKey, commandLsignKey, commandQuickSignKey, commandQuickLsignKey:
+			return usageError{msg: name + " is not supported with --" + o.cmd.String() + ": pgpstream changes only its home's ring", hints: []string{"point --homedir at the ring to change"}}
 		}
 	}
 	for _, name := range o.weakNames {
@@ -1364,7 +1374,7 @@ func (o *options) check() (err error) {
 	} else {
 		o.recipientSelf = false
 	}
-	if named && !o.encrypt && (o.cmd == "encrypt" || o.cmd == "sign" || o.cmd == "detach-sign" || o.cmd == "clear-sign" || o.cmd == "store") {
+	if named && !o.encrypt && (o.cmd == commandEncrypt || o.cmd == commandSign || o.cmd == commandDetachSign || o.cmd == commandClearSign || o.cmd == commandStore) {
 		// As gpg: recipients a command does not encrypt to are
 		// ignored, with a warning (-q silences it). Nothing is
 		// encrypted to them, so nothing they would need is lost.
@@ -1380,12 +1390,12 @@ func (o *options) check() (err error) {
 
 	// Commands that need more than a flag.
 	switch o.cmd {
-	case "delete-keys", "delete-secret-keys", "delete-secret-and-public-key":
+	case commandDeleteKeys, commandDeleteSecretKeys, commandDeleteSecretAndPublicKey:
 		// Keys are named by full fingerprint, for which gpg deletes
 		// under --batch without --yes; pgpstream asks no questions, so
 		// it needs --batch to say none will be asked.
 		if !o.batch {
-			return usageError{msg: "deleting keys needs --batch", hints: []string{"pgpstream --batch --" + o.cmd + " FINGERPRINT"}}
+			return usageError{msg: "deleting keys needs --batch", hints: []string{"pgpstream --batch --" + o.cmd.String() + " FINGERPRINT"}}
 		}
 	}
 	return nil

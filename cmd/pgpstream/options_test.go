@@ -124,24 +124,62 @@ func TestScanArgs(t *testing.T) {
 
 func TestCombineCommands(t *testing.T) {
 	for _, c := range []struct {
-		in   []string
-		want string // "" with ok false: a conflict
+		in   []command
+		want command // commandNone with ok false: a conflict
 		ok   bool
 	}{
-		{[]string{"sign", "detach-sign"}, "detach-sign", true},
-		{[]string{"sign", "encrypt"}, "encrypt", true},
-		{[]string{"sign", "symmetric"}, "encrypt", true},
-		{[]string{"encrypt", "symmetric", "sign"}, "encrypt", true},
-		{[]string{"detach-sign", "encrypt"}, "encrypt", true},
-		{[]string{"list-keys", "fingerprint"}, "list-keys", true},
-		{[]string{"encrypt", "encrypt"}, "encrypt", true},
-		{[]string{"sign", "list-keys"}, "", false},
-		{[]string{"decrypt", "encrypt"}, "", false},
-		{[]string{"detach-sign", "verify"}, "", false},
+		{[]command{commandSign, commandDetachSign}, commandDetachSign, true},
+		{[]command{commandSign, commandEncrypt}, commandEncrypt, true},
+		{[]command{commandSign, commandSymmetric}, commandEncrypt, true},
+		{[]command{commandEncrypt, commandSymmetric, commandSign}, commandEncrypt, true},
+		{[]command{commandDetachSign, commandEncrypt}, commandEncrypt, true},
+		{[]command{commandListKeys, commandFingerprint}, commandListKeys, true},
+		{[]command{commandEncrypt, commandEncrypt}, commandEncrypt, true},
+		{[]command{commandSign, commandListKeys}, commandNone, false},
+		{[]command{commandDecrypt, commandEncrypt}, commandNone, false},
+		{[]command{commandDetachSign, commandVerify}, commandNone, false},
 	} {
 		got, err := combineCommands(c.in)
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("%v: %q, %v; want %q (ok %v)", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+// The option table is the one list of commands: each command entry
+// (not an alias, not a --*-files spelling) carries a constant of its own,
+// every constant has its entry, and String gives the entry's long name.
+func TestCommandTable(t *testing.T) {
+	owner := map[command]string{}
+	for _, d := range optionTable {
+		if d.kind != kCommand || d.alias != "" {
+			continue
+		}
+		if d.cmd == commandNone {
+			if !strings.HasSuffix(d.long, "-files") {
+				t.Errorf("--%s: a command entry without a constant", d.long)
+			}
+			continue
+		}
+		if prev, dup := owner[d.cmd]; dup {
+			t.Errorf("--%s and --%s share a constant", prev, d.long)
+		}
+		owner[d.cmd] = d.long
+		if d.cmd.String() != d.long {
+			t.Errorf("--%s: String says %q", d.long, d.cmd.String())
+		}
+	}
+	for c := commandNone + 1; c < numCommands; c++ {
+		if owner[c] == "" {
+			t.Errorf("command %d has no entry in the option table", c)
+		}
+	}
+	if commandNone.String() != "" {
+		t.Errorf("commandNone.String() = %q, want \"\"", commandNone.String())
+	}
+	for _, d := range optionTable {
+		if d.kind == kCommand && d.alias != "" && byLong[d.long].cmd != byLong[d.alias].cmd {
+			t.Errorf("alias --%s gives %v, --%s %v", d.long, byLong[d.long].cmd, d.alias, byLong[d.alias].cmd)
 		}
 	}
 }

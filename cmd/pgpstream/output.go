@@ -390,7 +390,7 @@ func asyncStdout(st *state, opts *options, o *output) {
 	if !ok || o.terminal || runtime.GOMAXPROCS(0) < 2 || opts.statusFd == 1 || opts.loggerFd == 1 {
 		return
 	}
-	if opts.cmd != "decrypt" && opts.cmd != "encrypt" {
+	if opts.cmd != commandDecrypt && opts.cmd != commandEncrypt {
 		return // commands whose output is only the message's bytes
 	}
 	if fi, err := f.Stat(); err != nil || !(fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) {
