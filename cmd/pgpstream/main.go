@@ -128,6 +128,13 @@ type state struct {
 	// (agentSession, prompt.go); on state, not options, so that the
 	// copies --multifile makes of the options share it.
 	agent *agent.Session
+	// ask is the questions' channel, once opened (askerOf), and
+	// statusFile the --status-file writer, once created (openStatus):
+	// one each per invocation, shared by --multifile's runs, so that
+	// the command fd is read in order and the status file is not
+	// truncated by the second file's run.
+	ask        *asker
+	statusFile *statusWriter
 }
 
 // Every line pgpstream writes to standard error (or --logger-fd) goes

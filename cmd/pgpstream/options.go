@@ -160,9 +160,7 @@ type options struct {
 	commandFile             string // --command-file
 	noSymkeyCache           bool
 	listOnly                bool
-	dryRun                  bool          // --dry-run: --import and --gen-key change nothing
-	ask                     *asker        // the questions' channel, once opened (prompt.go)
-	statusFileW             *statusWriter // --status-file, once created (openStatus)
+	dryRun                  bool // --dry-run: --import and --gen-key change nothing
 	withColons              bool
 	keyidFormat, trustModel string
 	outputName              string   // -o as given

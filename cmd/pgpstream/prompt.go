@@ -45,7 +45,7 @@ import (
 
 // asker is an invocation's way of asking questions: its command fd, its
 // agent (the connection of the invocation's agent session, which the
-// keyring shares). One per invocation (options.ask), so a descriptor is
+// keyring shares). One per invocation (state.ask), so a descriptor is
 // read in order.
 type asker struct {
 	st         *state
@@ -60,8 +60,8 @@ type asker struct {
 // askerOf returns the invocation's asker, opening its command fd the
 // first time.
 func askerOf(st *state, o *options) (*asker, error) {
-	if o.ask != nil {
-		return o.ask, nil
+	if st.ask != nil {
+		return st.ask, nil
 	}
 	a := &asker{st: st, o: o}
 	switch {
@@ -85,7 +85,7 @@ func askerOf(st *state, o *options) (*asker, error) {
 	if a.status, err = questionStatus(st, o); err != nil {
 		return nil, err
 	}
-	o.ask = a
+	st.ask = a
 	return a, nil
 }
 
@@ -527,7 +527,7 @@ type symState struct {
 // inquiry itself: gpg caches what it encrypts with, so decrypting the
 // message next asks nothing.
 func (p *passphrases) cacheNew(res *filter.EncryptResult) {
-	if !p.sym.asked || p.o.noSymkeyCache || p.o.ask == nil || p.o.ask.conn == nil || len(res.SKESKs) == 0 {
+	if !p.sym.asked || p.o.noSymkeyCache || p.st.ask == nil || p.st.ask.conn == nil || len(res.SKESKs) == 0 {
 		return
 	}
 	_, _, salt := res.SKESKs[0].S2K()
@@ -535,7 +535,7 @@ func (p *passphrases) cacheNew(res *filter.EncryptResult) {
 		return
 	}
 	pass := p.sym.pass
-	_, err := p.o.ask.conn.GetPassphrase(agent.PassphraseRequest{
+	_, err := p.st.ask.conn.GetPassphrase(agent.PassphraseRequest{
 		CacheID: agent.SymmetricCacheID(salt), Desc: "pgpstream caches a new message's passphrase",
 		Loopback: func() ([]byte, error) { return pass, nil },
 	})
@@ -547,8 +547,8 @@ func (p *passphrases) cacheNew(res *filter.EncryptResult) {
 // forgetSymmetric clears the message's passphrase from the agent's cache
 // after it failed to decrypt, as gpg does.
 func (p *passphrases) forgetSymmetric() {
-	if p.sym.cacheID != "" && p.o.ask != nil {
-		p.o.ask.forget(p.sym.cacheID)
+	if p.sym.cacheID != "" && p.st.ask != nil {
+		p.st.ask.forget(p.sym.cacheID)
 	}
 }
 

@@ -32,18 +32,18 @@ func openStatus(st *state, o *options) (*statusWriter, error) {
 	fd, file := o.statusFd, o.statusFile // their conflicts are in options.check
 	switch {
 	case file != "":
-		if o.statusFileW != nil {
+		if st.statusFile != nil {
 			// Created once: a second os.Create would truncate it, and
 			// two offsets would write over each other's lines.
-			return o.statusFileW, nil
+			return st.statusFile, nil
 		}
 		f, err := os.Create(file)
 		if err != nil {
 			return nil, fmt.Errorf("--status-file: %w", err)
 		}
 		st.onCleanup(func() { f.Close() })
-		o.statusFileW = status.NewWriter(st.watch(f, "--status-file"))
-		return o.statusFileW, nil
+		st.statusFile = status.NewWriter(st.watch(f, "--status-file"))
+		return st.statusFile, nil
 	case fd == 1:
 		return status.NewWriter(st.watch(st.stdout, "--status-fd 1")), nil
 	case fd == 2:
