@@ -15,18 +15,7 @@ import (
 // the user ID, the subkey and its binding.
 func unsignedCert(t *testing.T, cfg *packet.Config) []byte {
 	t.Helper()
-	e, err := v2.NewEntity("Unsigned", "", "unsigned@example.test", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := e.Serialize(&b); err != nil {
-		t.Fatal(err)
-	}
-	pkts, err := splitPackets(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkts := newCertPackets(t, "Unsigned", "unsigned@example.test", cfg)
 	var out bytes.Buffer
 	for i, p := range pkts {
 		if p.tag == tagSignature && pkts[i-1].tag == tagUserID {
@@ -123,18 +112,7 @@ func TestAllowNonSelfSignedUID(t *testing.T) {
 // unsigned one is accepted beside it: its date is listed, the accepted
 // one's is not, and without the option only the signed one names the key.
 func TestAllowNonSelfSignedUIDBeside(t *testing.T) {
-	e, err := v2.NewEntity("Signed", "", "signed@example.test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := e.Serialize(&b); err != nil {
-		t.Fatal(err)
-	}
-	pkts, err := splitPackets(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkts := newCertPackets(t, "Signed", "signed@example.test", nil)
 	var cert bytes.Buffer
 	for i, p := range pkts {
 		p.writeTo(&cert)
@@ -168,4 +146,23 @@ func TestAllowNonSelfSignedUIDBeside(t *testing.T) {
 	if _, err := r.Lookup("signed@example.test", false); err != nil {
 		t.Error(err)
 	}
+}
+
+// newCertPackets is a new key's certificate, as go-crypto writes it,
+// split into its packets.
+func newCertPackets(t *testing.T, name, email string, cfg *packet.Config) []rawPacket {
+	t.Helper()
+	e, err := v2.NewEntity(name, "", email, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := e.Serialize(&b); err != nil {
+		t.Fatal(err)
+	}
+	pkts, err := splitPackets(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkts
 }
