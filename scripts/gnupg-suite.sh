@@ -23,6 +23,10 @@
 #                    GitHub mirror; a local clone or bare mirror works too)
 #   PGPSTREAM        the binary to test (default: bin/pgpstream, built first)
 #   GNUPG_SUITE_JOBS tests run at once (default 1: the suite is CPU-bound)
+#   GNUPG_SUITE_NAME the name of pgpstream's run, its results/ and overlay
+#                    directory (default: pgpstream); runs from two checkouts
+#                    at once need two names, or one replaces the other's
+#                    g10/gpg while it runs
 #
 # Results: $GNUPG_SUITE_DIR/results/{control,pgpstream}/ hold one .log per
 # test, gpgscm's report.xml and summary.txt (one "STATUS test" line each).
@@ -40,6 +44,7 @@ GNUPG_TAG=gnupg-$GNUPG_VERSION
 GNUPG_GIT=${GNUPG_GIT:-https://github.com/gpg/gnupg.git}
 DIR=${GNUPG_SUITE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pgpstream/$GNUPG_TAG}
 JOBS=${GNUPG_SUITE_JOBS:-1}
+RUN=${GNUPG_SUITE_NAME:-pgpstream}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # Builds and suite runs are CPU-heavy: never during someone's timing run.
 LOCK=${PGPSTREAM_BENCH_LOCK:-/tmp/pgpstream-bench.lock}
@@ -196,13 +201,13 @@ mkdir -p "$DIR"
 case $cmd in
 build) build_gnupg ;;
 gpg) build_gnupg >&2; echo "$BUILD/g10/gpg" ;;
-summary) summarize "$DIR/results/${1:-pgpstream}" ;;
+summary) summarize "$DIR/results/${1:-$RUN}" ;;
 control) build_gnupg; run_suite control "$BUILD/g10/gpg" "$@" ;;
-pgpstream) build_gnupg; run_suite pgpstream "$(pgpstream_bin)" "$@" ;;
+pgpstream) build_gnupg; run_suite "$RUN" "$(pgpstream_bin)" "$@" ;;
 all)
 	build_gnupg
 	run_suite control "$BUILD/g10/gpg" "$@"
-	run_suite pgpstream "$(pgpstream_bin)" "$@"
+	run_suite "$RUN" "$(pgpstream_bin)" "$@"
 	;;
 *) die "usage: $0 [build|control|pgpstream|all|summary|gpg] [TEST.scm ...]" ;;
 esac
