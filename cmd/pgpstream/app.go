@@ -240,7 +240,7 @@ func dispatch(st *state, o *options) error {
 	case commandVerify:
 		return cmdVerify(st, o)
 	case commandImport:
-		if importShowOnly(o) {
+		if o.importOpts.showOnly {
 			return cmdShowKeys(st, o)
 		}
 		if o.dryRun {

@@ -17,7 +17,7 @@ func cmdImportDryRun(st *state, o *options) error {
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
-	show := importFlag(o, "import-show")
+	show := o.importOpts.show
 	var ring *keyring.Ring
 	if show {
 		var err error

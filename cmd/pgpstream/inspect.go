@@ -49,30 +49,10 @@ func inspectArgsOf(o *options) inspectArgs {
 	return a
 }
 
-// importShowOnly reports whether --import-options asks only to show.
-func importShowOnly(o *options) bool { return importFlag(o, "show-only") }
-
-// importFlag reports whether --import-options sets flag; the last of
-// flag and no-flag given decides, as in gpg.
-func importFlag(o *options, flag string) bool {
-	on := false
-	for _, opt := range o.importOptions {
-		for _, f := range strings.FieldsFunc(opt, func(r rune) bool { return r == ',' || r == ' ' }) {
-			switch f {
-			case flag:
-				on = true
-			case "no-" + flag:
-				on = false
-			}
-		}
-	}
-	return on
-}
-
 // importPolicy is what --import-options says of other keys' signatures,
 // and --key-origin of where the keys come from.
 func importPolicy(o *options) keyring.ImportOptions {
-	return keyring.ImportOptions{SelfSigsOnly: importFlag(o, "self-sigs-only"), LocalSigs: importFlag(o, "import-local-sigs"), Origin: o.keyOrigin}
+	return keyring.ImportOptions{SelfSigsOnly: o.importOpts.selfSigsOnly, LocalSigs: o.importOpts.localSigs, Origin: o.keyOrigin}
 }
 
 // cmdList is --list-keys/-K with gpg's listing options, --fingerprint,

@@ -96,18 +96,7 @@ func cmdExport(st *state, o *options, secret, subkeysOnly bool) error {
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
 	out.private = secret
-	eopt := keyring.ExportOptions{SubkeysOnly: subkeysOnly}
-	for _, eo := range o.exportOptions {
-		switch eo {
-		case "export-minimal":
-			eopt.Minimal = true
-		case "export-local-sigs":
-			eopt.LocalSigs = true
-		default:
-			out.abort()
-			return usagef("--export-options %q: pgpstream knows export-minimal and export-local-sigs", eo)
-		}
-	}
+	eopt := keyring.ExportOptions{SubkeysOnly: subkeysOnly, Minimal: o.exportOpts.minimal, LocalSigs: o.exportOpts.localSigs}
 	if err := ring.ExportWith(out.w, o.args, secret, o.armor, eopt); err != nil {
 		out.abort()
 		return err

@@ -25,7 +25,7 @@ var lifecycleOpts = []optDef{
 	{long: "export-ssh-key", kind: kCommand, cmd: commandExportSSHKey, cat: catCommand, usage: "KEY: print the authentication key (KEYID! for a given one) as an OpenSSH public key"},
 	{long: "passwd", kind: kCommand, cmd: commandPasswd, cat: catCommand, usage: "FPR: change the key's passphrase (in batch: the passphrase source's first line is the old one, its second the new)"},
 	{long: "change-passphrase", alias: "passwd", kind: kCommand, hidden: true},
-	{long: "export-options", arg: "LIST", cat: catKeys, usage: "export-minimal: only the newest self-signature of each user ID and subkey; export-local-sigs: non-exportable certifications too", set: addString(func(o *options) *[]string { return &o.exportOptions })},
+	{long: "export-options", arg: "LIST", cat: catKeys, usage: "export-minimal: only the newest self-signature of each user ID and subkey; export-local-sigs: non-exportable certifications too", set: listOption(exportOptionList, func(o *options) *exportOpts { return &o.exportOpts })},
 }
 
 // dispatchLifecycle runs one of the commands of lifecycleOpts; ok is

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/internal/escape"
@@ -22,7 +21,7 @@ import (
 // Key Directories (and of -r's --auto-key-locate).
 type netOpts struct {
 	keyserver     string
-	ksOptions     []string // --keyserver-options, each a list
+	ksOptions     ksOpts   // --keyserver-options
 	autoKeyLocate []string // --auto-key-locate, each a list, in order
 }
 
@@ -51,7 +50,7 @@ func networkOptions() []optDef {
 		{long: "locate-keys", kind: kCommand, cmd: commandLocateKeys, cat: catCommand, usage: "find the keys of EMAIL... in the ring, else by --auto-key-locate (default local,wkd), and list them"},
 		{long: "locate-external-keys", kind: kCommand, cmd: commandLocateExternalKeys, cat: catCommand, usage: "--locate-keys without the ring: fetch the keys of EMAIL... by --auto-key-locate (default wkd) even when the ring has them, and list them"},
 		{long: "keyserver", arg: "URL", cat: catNet, usage: "HKP keyserver: hkp://HOST[:PORT] (port 11371) or hkps://HOST[:PORT] (TLS, port 443); no default", set: setString(func(o *options) *string { return &o.net.keyserver })},
-		{long: "keyserver-options", arg: "LIST", cat: catNet, usage: "timeout=SECONDS (default 30); ca-cert-file=FILE or hkp-cacert=FILE: trust only the CAs in FILE for hkps and WKD", set: addString(func(o *options) *[]string { return &o.net.ksOptions })},
+		{long: "keyserver-options", arg: "LIST", cat: catNet, usage: "timeout=SECONDS (default 30); ca-cert-file=FILE or hkp-cacert=FILE: trust only the CAs in FILE for hkps and WKD", set: setKeyserverOptions},
 		{long: "auto-key-locate", arg: "LIST", cat: catNet, usage: "where -r EMAIL looks when the ring has no key: local, wkd, clear, nodefault (default: the ring only)", set: addString(func(o *options) *[]string { return &o.net.autoKeyLocate })},
 		{long: "no-auto-key-locate", cat: catNet, usage: "look keys up only in the ring", set: func(o *options, _ string) error {
 			o.net.autoKeyLocate = append(o.net.autoKeyLocate, "clear")
@@ -60,30 +59,9 @@ func networkOptions() []optDef {
 	}
 }
 
-// netOptions reads --keyserver-options.
-func netOptions(o *options) (keyserver.Options, error) {
-	var ko keyserver.Options
-	for _, v := range o.net.ksOptions {
-		for _, item := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
-			name, val, _ := strings.Cut(item, "=")
-			switch name {
-			case "timeout":
-				n, err := strconv.Atoi(val)
-				if err != nil || n <= 0 {
-					return ko, usagef("--keyserver-options timeout=%s: expected a number of seconds", val)
-				}
-				ko.Timeout = time.Duration(n) * time.Second
-			case "ca-cert-file", "hkp-cacert":
-				if val == "" {
-					return ko, usagef("--keyserver-options %s=FILE: no file given", name)
-				}
-				ko.CACertFile = val
-			default:
-				return ko, usagef("unknown --keyserver-options %q (known: timeout=SECONDS, ca-cert-file=FILE, hkp-cacert=FILE)", name)
-			}
-		}
-	}
-	return ko, nil
+// netOptions is what --keyserver-options says to the keyserver client.
+func netOptions(o *options) keyserver.Options {
+	return keyserver.Options{Timeout: o.net.ksOptions.timeout, CACertFile: o.net.ksOptions.caCertFile}
 }
 
 func hkpClient(o *options) (*keyserver.HKP, error) {
@@ -91,11 +69,7 @@ func hkpClient(o *options) (*keyserver.HKP, error) {
 	if ks == "" {
 		return nil, withHints(errors.New("no keyserver given"), "name one with --keyserver hkps://HOST")
 	}
-	opt, err := netOptions(o)
-	if err != nil {
-		return nil, err
-	}
-	return keyserver.NewHKP(ks, opt)
+	return keyserver.NewHKP(ks, netOptions(o))
 }
 
 // importNetwork imports data from a network source and says what it did
@@ -342,11 +316,7 @@ func locateMechanisms(o *options, def []string) ([]string, error) {
 // fetchWKD looks email up in its Web Key Directory and imports what is
 // found.
 func fetchWKD(o *options, st *state, ring *keyring.Ring, email string) error {
-	opt, err := netOptions(o)
-	if err != nil {
-		return err
-	}
-	w, err := keyserver.NewWKD(opt)
+	w, err := keyserver.NewWKD(netOptions(o))
 	if err != nil {
 		return err
 	}

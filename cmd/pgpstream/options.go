@@ -129,7 +129,7 @@ type options struct {
 	listFingerprint, withSubkeyFpr, withKeygrip bool
 	withKeyOrigin                               bool
 	listSigs, checkSigs                         bool
-	importOptions                               []string
+	importOpts                                  importOpts     // --import-options
 	keyOrigin                                   keyring.Origin // --key-origin, for --import
 	showSessionKey, json                        bool
 	overrideSessionKey                          string    // --override-session-key
@@ -163,9 +163,10 @@ type options struct {
 	dryRun                  bool // --dry-run: --import and --gen-key change nothing
 	withColons              bool
 	keyidFormat, trustModel string
-	outputName              string   // -o as given
-	output                  fileArg  // -o, after --enable-special-filenames (check)
-	exportOptions           []string // --export-options
+	outputName              string      // -o as given
+	output                  fileArg     // -o, after --enable-special-filenames (check)
+	exportOpts              exportOpts  // --export-options
+	displayOpts             displayOpts // --list-options, --verify-options: checked, no effect
 	armor, batch, yes       bool
 	fsync                   bool // --fsync: flush every output file to disk
 	quiet, verbose, noTTY   bool
@@ -235,33 +236,6 @@ func setList(f func(*options) *[]string) func(*options, string) error {
 
 func noop(*options, string) error { return nil }
 
-// importOptionNames are the words gpg 2.2's --import-options knows
-// (g10/import.c), with the one each stands for. pgpstream acts on
-// show-only (and import-show's dry run with it), self-sigs-only and
-// import-local-sigs; the others are accepted as gpg's clients pass them.
-var importOptionNames = []struct{ name, canon string }{
-	{"import-local-sigs", "import-local-sigs"},
-	{"repair-pks-subkey-bug", "repair-pks-subkey-bug"},
-	{"keep-ownertrust", "keep-ownertrust"},
-	{"fast-import", "fast-import"},
-	{"import-show", "import-show"},
-	{"merge-only", "merge-only"},
-	{"import-clean", "import-clean"},
-	{"import-minimal", "import-minimal"},
-	{"self-sigs-only", "self-sigs-only"},
-	{"import-export", "import-export"},
-	{"restore", "restore"},
-	{"import-restore", "restore"},
-	{"repair-keys", "repair-keys"},
-	{"show-only", "show-only"},
-	{"allow-local-sigs", "import-local-sigs"},
-	{"repair-hkp-subkey-bug", "repair-pks-subkey-bug"},
-	{"import-unusable-sigs", ""},
-	{"import-clean-sigs", ""},
-	{"import-clean-uids", ""},
-	{"convert-sk-to-pk", ""},
-}
-
 // addNotation reads a notation as gpg's string_to_notation does: NAME=VALUE,
 // with ! before NAME for a critical one; NAME is printable, without '=',
 // and holds an '@' unless --expert (a name without one is the IETF's).
@@ -293,40 +267,6 @@ func setKeyOrigin(o *options, v string) error {
 		return usagef("invalid argument for option \"--key-origin\": %q (self, file, url, wkd, dane, ks-pref, ks or unknown, then ,URL)", v)
 	}
 	o.keyOrigin = org
-	return nil
-}
-
-// addImportOptions reads --import-options as gpg does (common's
-// parse_options): words split by commas or spaces, each a name, a unique
-// prefix of one, or either with no- before it, in any case. An unknown
-// word is an error, as in gpg ("invalid import options"), so a typo
-// does not silently import what the caller meant to filter.
-func addImportOptions(o *options, v string) error {
-	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
-		word, neg := strings.ToLower(w), ""
-		if rest, ok := strings.CutPrefix(word, "no-"); ok {
-			word, neg = rest, "no-"
-		}
-		canon, found := "", 0
-		for _, n := range importOptionNames {
-			if n.name == word {
-				canon, found = n.canon, 1
-				break
-			}
-			if strings.HasPrefix(n.name, word) {
-				canon, found = n.canon, found+1
-			}
-		}
-		switch {
-		case found == 0:
-			return usagef("--import-options: unknown option '%s': invalid import options", w)
-		case found > 1:
-			return usagef("--import-options: ambiguous option '%s': invalid import options", w)
-		}
-		if canon != "" {
-			o.importOptions = append(o.importOptions, neg+canon)
-		}
-	}
 	return nil
 }
 
@@ -592,7 +532,7 @@ var baseOptions = []optDef{
 	{long: "with-sig-check", cat: catKeys, usage: "a key listing shows the signatures, each one checked, as --check-sigs", set: setBool(func(o *options) *bool { return &o.checkSigs })},
 	{long: "with-key-origin", cat: catKeys, usage: "list where the ring has each key and user ID from, and when (see --key-origin)", set: setBool(func(o *options) *bool { return &o.withKeyOrigin })},
 	{long: "with-keygrip", cat: catKeys, usage: "list each key's keygrip (gpg-agent's name for it)", set: setBool(func(o *options) *bool { return &o.withKeygrip })},
-	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: addImportOptions},
+	{long: "import-options", arg: "OPTS", cat: catKeys, usage: "show-only: --import lists the keys instead of importing them; self-sigs-only: drop the certifications by other keys (always so for keys from the network); import-local-sigs: keep non-exportable ones", set: listOption(importOptionList, func(o *options) *importOpts { return &o.importOpts })},
 	{long: "show-session-key", cat: catKeys, usage: "--decrypt and --list-packets print the session key as CIPHER:HEX (CIPHER.AEAD:HEX for AEAD data) on standard error and as SESSION_KEY on the status stream", set: setBool(func(o *options) *bool { return &o.showSessionKey })},
 	{long: "override-session-key", arg: "KEY", cat: catKeys, usage: "decrypt with this session key (as --show-session-key prints it), opening no PKESK or SKESK", set: setString(func(o *options) *string { return &o.overrideSessionKey })},
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
@@ -625,8 +565,8 @@ var baseOptions = []optDef{
 	{long: "xauthority", arg: "FILE", kind: kNoop, usage: "for gpg-agent's pinentry; pgpstream tells the agent $GPG_TTY, $TERM and $DISPLAY instead"},
 	{long: "no-emit-version", kind: kNoop, usage: "armor carries no Version header anyway"},
 	{long: "no-comments", kind: kNoop, usage: "armor carries no Comment header anyway"},
-	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted; listings have one format"},
-	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted; verification reports have one format"},
+	{long: "list-options", arg: "LIST", kind: kNoop, usage: "accepted, its words checked as gpg checks them; listings have one format", set: listOption(listOptionList, func(o *options) *displayOpts { return &o.displayOpts })},
+	{long: "verify-options", arg: "LIST", kind: kNoop, usage: "accepted, its words checked as gpg checks them; verification reports have one format", set: listOption(verifyOptionList, func(o *options) *displayOpts { return &o.displayOpts })},
 	{long: "secret-keyring", arg: "FILE", kind: kNoop, usage: "obsolete in gpg 2.1 too: secret keys are where the home keeps them"},
 	{long: "bzip2-decompress-lowmem", kind: kNoop, usage: "BZIP2 is always read with bounded memory"},
 	{long: "gnupg", kind: kNoop, usage: "pgpstream behaves as GnuPG's default mode"},

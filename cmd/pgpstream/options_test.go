@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgpstream/pgpstream/internal/testpeer"
 )
@@ -229,36 +230,77 @@ func TestREADMECompatList(t *testing.T) {
 
 // --import-options takes gpg's words (and their unique prefixes, no-
 // forms, any case) and refuses others as gpg does; the words pgpstream
-// acts on are kept by their canonical names.
+// acts on are set in importOpts, aliases included.
 func TestImportOptionsWords(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want []string
+		want importOpts
 		bad  bool
 	}{
-		{in: "import-show", want: []string{"import-show"}},
-		{in: "show-only,self-sigs-only", want: []string{"show-only", "self-sigs-only"}},
-		{in: "IMPORT-LOCAL-SIGS no-allow-local-sigs", want: []string{"import-local-sigs", "no-import-local-sigs"}},
-		{in: "self-sigs", want: []string{"self-sigs-only"}},
-		{in: "import-clean-sigs", want: nil},
-		{in: "import-restore", want: []string{"restore"}},
+		{in: "import-show", want: importOpts{show: true}},
+		{in: "show-only,self-sigs-only", want: importOpts{showOnly: true, selfSigsOnly: true}},
+		{in: "IMPORT-LOCAL-SIGS no-allow-local-sigs", want: importOpts{}},
+		{in: "no-import-local-sigs,allow-local", want: importOpts{localSigs: true}},
+		{in: "self-sigs", want: importOpts{selfSigsOnly: true}},
+		{in: "import-clean-sigs", want: importOpts{}},
+		{in: "import-restore repair-keys", want: importOpts{}},
 		{in: "foo", bad: true},
 		{in: "import-show,foo", bad: true},
 		{in: "import", bad: true}, // a prefix of several
+		{in: "show-only=1", want: importOpts{showOnly: true}}, // gpg ignores the value
 	} {
-		o := &options{}
-		err := addImportOptions(o, tc.in)
+		var got importOpts
+		err := importOptionList.parse(&got, tc.in)
 		if tc.bad {
 			if err == nil || !strings.Contains(err.Error(), "invalid import options") {
 				t.Errorf("%q: got %v, want an invalid-import-options error", tc.in, err)
 			}
 			continue
 		}
-		if err != nil || !reflect.DeepEqual(o.importOptions, tc.want) {
-			t.Errorf("%q: got %q, %v; want %q", tc.in, o.importOptions, err, tc.want)
+		if err != nil || got != tc.want {
+			t.Errorf("%q: got %+v, %v; want %+v", tc.in, got, err, tc.want)
 		}
 	}
-	if !importFlag(&options{importOptions: []string{"show-only"}}, "show-only") {
-		t.Error("show-only not seen by importFlag")
+}
+
+// The other lists share the grammar; each keeps its own words, refusals
+// and (for keyserver options) gpg's warning instead of an error.
+func TestOptionLists(t *testing.T) {
+	var e exportOpts
+	if err := exportOptionList.parse(&e, "export-min include-local-sigs,export-attributes"); err != nil || !e.minimal || !e.localSigs {
+		t.Errorf("export options: %+v, %v", e, err)
+	}
+	for _, bad := range []string{"bogus", "export-clean", "backup", "no-export-minimal,export-dane"} {
+		if err := exportOptionList.parse(&exportOpts{}, bad); err == nil {
+			t.Errorf("export options %q: accepted", bad)
+		}
+	}
+	if err := exportOptionList.parse(&e, "no-export-clean"); err != nil {
+		t.Errorf("no-export-clean: %v (off is what pgpstream does)", err)
+	}
+	var d displayOpts
+	if got := splitList(`show-sig-subpackets="20,26", show-photos,,x`); !reflect.DeepEqual(got, []string{"show-sig-subpackets=20,26", "show-photos", "x"}) {
+		t.Errorf("splitList: %q", got)
+	}
+	if err := listOptionList.parse(&d, `show-unusable-subkeys,no-show-photos show-sig-subpackets="20,26"`); err != nil {
+		t.Errorf("list options: %v", err)
+	}
+	if err := listOptionList.parse(&d, "show-bogus"); err == nil || !strings.Contains(err.Error(), "invalid list options") {
+		t.Errorf("list options show-bogus: %v", err)
+	}
+	if err := verifyOptionList.parse(&d, "show-sig-subpackets"); err == nil || !strings.Contains(err.Error(), "invalid verify options") {
+		t.Errorf("verify options show-sig-subpackets (a list option only): %v", err)
+	}
+	var k ksOpts
+	if err := keyserverOptionList.parse(&k, "timeout=7,no-honor-keyserver-url hkp-cacert=/x self-sigs-only bogus"); err != nil {
+		t.Fatalf("keyserver options: %v", err)
+	}
+	if k.timeout != 7*time.Second || k.caCertFile != "/x" || len(k.notes) != 1 || !strings.Contains(k.notes[0], "'bogus' is unknown") {
+		t.Errorf("keyserver options: %+v", k)
+	}
+	for _, bad := range []string{"timeout=x", "ca-cert-file", "http-proxy=http://p:3128"} {
+		if err := keyserverOptionList.parse(&ksOpts{}, bad); err == nil {
+			t.Errorf("keyserver options %q: accepted", bad)
+		}
 	}
 }
