@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/gpgargs"
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -646,25 +646,26 @@ const (
 var (
 	byLong  map[string]*optDef
 	byShort map[byte]*optDef
-	// longNames is every long name a prefix may stand for, sorted.
-	longNames  []string
-	gpgNameSet map[string]bool
+	// argGrammar is gpg's argument and gpg.conf grammar over optionTable:
+	// its tokens index the table.
+	argGrammar *gpgargs.Grammar
 )
 
 func init() {
 	byLong = map[string]*optDef{}
 	byShort = map[byte]*optDef{}
+	specs := make([]gpgargs.Spec, len(optionTable))
 	for i := range optionTable {
 		d := &optionTable[i]
 		byLong[d.long] = d
+		specs[i] = gpgargs.Spec{Long: d.long, Short: d.short, Arg: d.arg, Command: d.kind == kCommand, Alias: d.alias,
+			Early: d.long == "homedir" || d.long == "options" || d.long == "no-options"}
 	}
+	argGrammar = gpgargs.New(specs, strings.Fields(gpgNames), gpgShort)
 	for i := range optionTable {
 		d := &optionTable[i]
 		if d.alias != "" {
 			t := byLong[d.alias]
-			if d.arg != t.arg {
-				panic("option alias --" + d.long + " disagrees with --" + t.long)
-			}
 			d.set, d.kind, d.cat, d.hidden, d.cmd = nil, t.kind, t.cat, true, t.cmd
 		}
 		if d.short != 0 {
@@ -678,21 +679,6 @@ func init() {
 			d.set = giveCommand(d.cmd)
 		}
 	}
-	gpgNameSet = map[string]bool{}
-	for _, n := range strings.Fields(gpgNames) {
-		gpgNameSet[n] = true
-	}
-	seen := map[string]bool{}
-	for n := range gpgNameSet {
-		seen[n] = true
-	}
-	for n := range byLong {
-		seen[n] = true
-	}
-	for n := range seen {
-		longNames = append(longNames, n)
-	}
-	sort.Strings(longNames)
 }
 
 // canonical follows an alias to the entry that acts.
@@ -706,31 +692,27 @@ func canonical(d *optDef) *optDef {
 // lookupLong finds a long option by its name or a unique prefix of it,
 // as gpg does. A gpg option pgpstream lacks gives a not-supported error.
 func lookupLong(name string) (*optDef, error) {
-	if d := byLong[name]; d != nil {
-		return canonical(d), nil
+	i, err := argGrammar.Lookup(name)
+	if err != nil {
+		return nil, argError(err)
 	}
-	var cands []string
-	targets := map[string]bool{}
-	for _, n := range longNames {
-		if strings.HasPrefix(n, name) {
-			cands = append(cands, n)
-			t := n
-			if d := byLong[n]; d != nil {
-				t = canonical(d).long
-			}
-			targets[t] = true
-		}
+	return &optionTable[i], nil
+}
+
+// argError is the usage error for the grammar's, with the hint that
+// helps.
+func argError(err error) error {
+	var e *gpgargs.Error
+	if !errors.As(err, &e) {
+		return err
 	}
-	if len(targets) > 1 {
-		return nil, usagef("option --%s is ambiguous", name)
+	switch e.Kind {
+	case gpgargs.Unknown:
+		return usageError{msg: e.Msg, hints: []string{"see pgpstream --help"}}
+	case gpgargs.NotSupported:
+		return notSupported(e.Name)
 	}
-	if len(cands) == 0 {
-		return nil, usageError{msg: fmt.Sprintf("unknown option --%s", name), hints: []string{"see pgpstream --help"}}
-	}
-	if d := byLong[cands[0]]; d != nil {
-		return canonical(d), nil
-	}
-	return nil, notSupported("--" + cands[0])
+	return usagef("%s", e.Msg)
 }
 
 func notSupported(name string) error {
@@ -745,72 +727,22 @@ type token struct {
 	where string // "FILE:LINE" for gpg.conf, "" for the command line
 }
 
+func tokens(ts []gpgargs.Token) []token {
+	out := make([]token, len(ts))
+	for i, t := range ts {
+		out[i] = token{def: &optionTable[t.Opt], value: t.Value, name: t.Name, where: t.Where}
+	}
+	return out
+}
+
 // scanArgs splits argv (without argv[0]) into options and arguments by
 // gpg's grammar.
 func scanArgs(argv []string) (toks []token, args []string, notes []string, err error) {
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		switch {
-		case a == "--":
-			return toks, append(args, argv[i+1:]...), notes, nil
-		case strings.HasPrefix(a, "--"):
-			name, value, hasValue := strings.Cut(a[2:], "=")
-			d, err := lookupLong(name)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			if d.arg == "" {
-				if hasValue {
-					return nil, nil, nil, usagef("--%s takes no value", d.long)
-				}
-			} else if !hasValue {
-				if i+1 >= len(argv) {
-					return nil, nil, nil, usagef("--%s needs a value (%s)", d.long, d.arg)
-				}
-				i++
-				value = argv[i]
-			}
-			toks = append(toks, token{def: d, value: value, name: "--" + d.long})
-		case len(a) > 1 && a[0] == '-':
-			// A bundle of short options; one that takes a value takes
-			// the rest of the bundle, or the next argument.
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				d := byShort[c]
-				if d == nil {
-					if strings.IndexByte(gpgShort, c) >= 0 {
-						return nil, nil, nil, notSupported(fmt.Sprintf("-%c", c))
-					}
-					return nil, nil, nil, usageError{msg: fmt.Sprintf("unknown option -%c", c), hints: []string{"see pgpstream --help"}}
-				}
-				d = canonical(d)
-				t := token{def: d, name: fmt.Sprintf("-%c", c)}
-				if d.arg != "" {
-					if j+1 < len(a) {
-						t.value = a[j+1:]
-					} else if i+1 < len(argv) {
-						i++
-						t.value = argv[i]
-					} else {
-						return nil, nil, nil, usagef("-%c needs a value (%s)", c, d.arg)
-					}
-					toks = append(toks, t)
-					break
-				}
-				toks = append(toks, t)
-			}
-		default:
-			// The first argument ends the options, as in gpg.
-			rest := argv[i:]
-			for _, r := range rest[1:] {
-				if strings.HasPrefix(r, "--") {
-					notes = append(notes, fmt.Sprintf("Note: '%s' is not considered an option", r))
-				}
-			}
-			return toks, append(args, rest...), notes, nil
-		}
+	ts, args, notes, err := argGrammar.Scan(argv)
+	if err != nil {
+		return nil, nil, nil, argError(err)
 	}
-	return toks, args, notes, nil
+	return tokens(ts), args, notes, nil
 }
 
 // parseOptions builds the options of one invocation: argv is scanned,
@@ -942,10 +874,9 @@ func gnupgHomeNote(home string) (string, error) {
 }
 
 // readConf reads gpg.conf: HOME/gpg.conf, or --options FILE (which must
-// exist). A line is an option's long name without the dashes and,
-// after white space, its value; # starts a comment line. An unknown or
-// unsupported option is a warning naming FILE:LINE, as in gpg, and the
-// line is skipped: gpg.conf is shared with gpg.
+// exist), by gpg's grammar (internal/gpgargs): an unknown or unsupported
+// option is a warning naming FILE:LINE, as in gpg, and the line is
+// skipped: gpg.conf is shared with gpg.
 func readConf(o *options) ([]token, []string, error) {
 	path := o.optionsFile
 	if path == "" {
@@ -958,49 +889,8 @@ func readConf(o *options) ([]token, []string, error) {
 		}
 		return nil, nil, fmt.Errorf("reading options: %w", err)
 	}
-	var toks []token
-	var warnings []string
-	for n, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		where := fmt.Sprintf("%s:%d", path, n+1)
-		var name, value string
-		if i := strings.IndexAny(line, " \t"); i >= 0 {
-			name, value = line[:i], strings.TrimSpace(line[i+1:])
-		} else {
-			name, value = line, ""
-		}
-		value = strings.Trim(value, `"`)
-		name = strings.TrimPrefix(name, "--")
-		d := byLong[name] // gpg.conf takes no abbreviations
-		switch {
-		case d == nil && gpgNameSet[name]:
-			warnings = append(warnings, fmt.Sprintf("%s: option \"%s\" is not supported; line ignored", where, name))
-			continue
-		case d == nil:
-			warnings = append(warnings, fmt.Sprintf("%s: invalid option \"%s\"; line ignored", where, name))
-			continue
-		}
-		d = canonical(d)
-		switch {
-		case d.kind == kCommand:
-			warnings = append(warnings, fmt.Sprintf("%s: \"%s\" is not allowed in a config file; line ignored", where, name))
-			continue
-		case d.long == "homedir" || d.long == "options" || d.long == "no-options":
-			warnings = append(warnings, fmt.Sprintf("%s: \"%s\" has no effect in a config file; line ignored", where, name))
-			continue
-		case d.arg != "" && value == "":
-			warnings = append(warnings, fmt.Sprintf("%s: option \"%s\" needs a value; line ignored", where, name))
-			continue
-		case d.arg == "" && value != "":
-			warnings = append(warnings, fmt.Sprintf("%s: option \"%s\" takes no value; line ignored", where, name))
-			continue
-		}
-		toks = append(toks, token{def: d, value: value, name: name, where: where})
-	}
-	return toks, warnings, nil
+	ts, warnings := argGrammar.Conf(path, string(b))
+	return tokens(ts), warnings, nil
 }
 
 // commandPairs are gpg's legal combinations of two commands (gpg.c,

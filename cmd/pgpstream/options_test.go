@@ -246,7 +246,7 @@ func TestImportOptionsWords(t *testing.T) {
 		{in: "import-restore repair-keys", want: importOpts{}},
 		{in: "foo", bad: true},
 		{in: "import-show,foo", bad: true},
-		{in: "import", bad: true}, // a prefix of several
+		{in: "import", bad: true},                             // a prefix of several
 		{in: "show-only=1", want: importOpts{showOnly: true}}, // gpg ignores the value
 	} {
 		var got importOpts
