@@ -110,7 +110,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	if given == nil && (errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication)) {
 		// gpg clears a cached passphrase that failed (a wrong one
 		// fails the quick check as often as not: ErrAuthentication).
-		rk.pass.forgetSymmetric()
+		rk.pass.ForgetSymmetric()
 	}
 	if err != nil {
 		trailingStatus(sw, err)

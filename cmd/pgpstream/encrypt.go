@@ -42,7 +42,7 @@ func cmdEncrypt(st *state, o *options) error {
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
 		mode, hash := opt.SKESKS2K()
-		pass, err := pp.symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
+		pass, err := pp.Symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
 		if err != nil {
 			if errors.Is(err, errNoPassphrase) {
 				return withHints(err, "give one with --passphrase-file FILE or --passphrase-fd N")
@@ -92,7 +92,7 @@ func cmdEncrypt(st *state, o *options) error {
 		statusFailure(sw, "encrypt", err)
 		return err
 	}
-	pp.cacheNew(res) // as gpg, the agent keeps what the message was encrypted with (prompt.go)
+	pp.CacheNew(res) // as gpg, the agent keeps what the message was encrypted with (internal/ask)
 	sw.Write(status.EndEncryption{})
 	return nil
 }

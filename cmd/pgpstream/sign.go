@@ -74,9 +74,9 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		if priv.Encrypted {
-			// prompt.go: the given passphrase, the agent's cache, or asked
+			// internal/ask: the given passphrase, the agent's cache, or asked
 			// (after gpg's USERID_HINT and NEED_PASSPHRASE).
-			err := pp.unlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to sign.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
+			err := pp.UnlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to sign.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
 				func(pass []byte) error { return keyring.Unlock(priv, pass) }, needPassphrase(st, o, k, priv))
 			if errors.Is(err, errNoPassphrase) {
 				return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
