@@ -88,11 +88,11 @@ func cmdExport(st *state, o *options, secret, subkeysOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := out.refuseBinaryTerminal(o.armor, "key data"); err != nil {
+	if err := out.RefuseBinaryTerminal(o.armor, "key data"); err != nil {
 		return err
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
-	out.private = secret
+	out.Private = secret
 	eopt := keyring.ExportOptions{SubkeysOnly: subkeysOnly}
 	for _, eo := range o.exportOptions {
 		switch eo {
@@ -101,15 +101,15 @@ func cmdExport(st *state, o *options, secret, subkeysOnly bool) error {
 		case "export-local-sigs":
 			eopt.LocalSigs = true
 		default:
-			out.abort()
+			out.Abort()
 			return usagef("--export-options %q: pgpstream knows export-minimal and export-local-sigs", eo)
 		}
 	}
-	if err := ring.ExportWith(out.w, o.args, secret, o.armor, eopt); err != nil {
-		out.abort()
+	if err := ring.ExportWith(out.W, o.args, secret, o.armor, eopt); err != nil {
+		out.Abort()
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // quickGenDefaultExpire is how long a key from --quick-gen-key lasts

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/ask"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -55,7 +56,7 @@ func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 	}
 	lc := &lifeCtx{
 		st: st, o: o, args: o.args, batch: o.batch, yes: o.yes, armor: o.armor,
-		out:  func() (*output, error) { return openOutput(st, o, o.output, false) },
+		out:  func() (*output.Output, error) { return openOutput(st, o, o.output, false) },
 		ring: func() (*keyring.Ring, error) { return openRing(st, o) },
 	}
 	// Made only when asked: with --passphrase-fd 0 it reads standard

@@ -15,6 +15,7 @@ import (
 	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/ask"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/hint"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -115,7 +116,7 @@ type state struct {
 	keyidFormat    string // --keyid-format, for the key IDs of messages (keystr)
 	prog           string // the name messages begin with (see progName)
 	cleanups       []func()
-	outputs        []pendingOutput       // output files waiting for the run's end (settleOutputs)
+	outputs        output.Pending        // output files waiting for the run's end (finishOutputs)
 	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
 	// signerOwners are the certificates of the keys signersFor chose,
 	// for the status lines that name a signer's primary key.
