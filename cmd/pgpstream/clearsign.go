@@ -28,12 +28,12 @@ func cmdClearSign(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := filter.ClearSign(in, out.w, filter.SignOptions{Signers: signers, NotDashEscaped: o.notDashEscaped}); err != nil {
-		out.abort()
+	if _, err := filter.ClearSign(in, out.W, filter.SignOptions{Signers: signers, NotDashEscaped: o.notDashEscaped}); err != nil {
+		out.Abort()
 		statusFailure(sw, "sign", err)
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // defaultOutput is where a command writes when --output is not given:

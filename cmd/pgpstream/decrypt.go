@@ -9,6 +9,7 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -47,8 +48,8 @@ func cmdDecrypt(st *state, o *options) (err error) {
 	}
 	rk := &ringKeys{ring: ring, pass: newPassphrases(st, o), st: st}
 	var (
-		out      *output
-		embedded *embeddedOutput
+		out      *output.Output
+		embedded *output.Embedded
 	)
 	if o.useEmbeddedFilename && outPath.none() {
 		// -o wins, as in gpg; the name is known only once the
@@ -94,7 +95,7 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			Events:            &decryptEvents{st: st, status: ds, sigs: sigs, out: out, keys: rk, show: o.showSessionKey, hold: o.allowMultiple, embedded: embedded},
 		}
 	}
-	err = readMessages(o, in, out.w, next, func(res *filter.Result) {
+	err = readMessages(o, in, out.W, next, func(res *filter.Result) {
 		total += res.Bytes
 		last = res
 		// After one message is withheld the output is lost anyway:
@@ -103,33 +104,33 @@ func cmdDecrypt(st *state, o *options) (err error) {
 			withhold = true
 		}
 	})
-	if err != nil && embedded != nil && embedded.err != nil {
+	if err != nil && embedded != nil && embedded.Err() != nil {
 		// The refused name, not how the write of its data failed.
-		err = embedded.err
+		err = embedded.Err()
 	}
 	if given == nil && (errors.Is(err, filter.ErrBadPassphrase) || errors.Is(err, filter.ErrAuthentication)) {
 		// gpg clears a cached passphrase that failed (a wrong one
 		// fails the quick check as often as not: ErrAuthentication).
-		rk.pass.forgetSymmetric()
+		rk.pass.ForgetSymmetric()
 	}
 	if err != nil {
 		trailingStatus(sw, err)
-		released := out.released()
-		out.abort()
+		released := out.Released()
+		out.Abort()
 		if released {
-			return withHints(err, fmt.Sprintf("more than %d MiB had already been written to %s: discard it, it is not authenticated", holdback>>20, out.name))
+			return withHints(err, fmt.Sprintf("more than %d MiB had already been written to %s: discard it, it is not authenticated", output.Holdback>>20, out.Name))
 		}
 		return err
 	}
 	st.exit = max(st.exit, sigs.exit())
 	if withhold {
-		if out.released() {
-			st.hintf("more than %d MiB had already been written to %s: discard it", holdback>>20, out.name)
+		if out.Released() {
+			st.hintf("more than %d MiB had already been written to %s: discard it", output.Holdback>>20, out.Name)
 		}
-		out.abort()
+		out.Abort()
 		return nil
 	}
-	if err := out.commit(); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	if read > 1 {
@@ -184,7 +185,7 @@ type decryptEvents struct {
 	st     *state
 	status *decryptStatus
 	sigs   *sigReporter
-	out    *output
+	out    *output.Output
 	keys   *ringKeys
 	show   bool // --show-session-key
 	// hold keeps the output held back even for AEAD: with several
@@ -193,7 +194,7 @@ type decryptEvents struct {
 	hold bool
 	// embedded is the output --use-embedded-filename opens when the
 	// literal data packet names it.
-	embedded *embeddedOutput
+	embedded *output.Embedded
 }
 
 func (e *decryptEvents) PKESK(p *packet.PKESK) {
@@ -215,7 +216,7 @@ func (e *decryptEvents) SessionKey(s filter.SessionKeyInfo) {
 	if s.Format.ReleasesAuthenticated() && e.out != nil && !e.hold {
 		// Each chunk is authenticated before it is released: nothing
 		// to hold back, and the memory stays with the chunks.
-		e.out.stream()
+		e.out.Stream()
 	}
 }
 func (e *decryptEvents) Literal(l packet.Literal) {
@@ -224,7 +225,7 @@ func (e *decryptEvents) Literal(l packet.Literal) {
 	}
 	e.status.literal(l)
 	if e.embedded != nil {
-		e.embedded.open(l.FileName)
+		e.embedded.Open(l.FileName)
 	}
 }
 func (e *decryptEvents) Verified() {

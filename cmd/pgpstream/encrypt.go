@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -42,7 +43,7 @@ func cmdEncrypt(st *state, o *options) error {
 	pp := newPassphrases(st, o) // one for both: a descriptor can be read once
 	if symmetric {
 		mode, hash := opt.SKESKS2K()
-		pass, err := pp.symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
+		pass, err := pp.Symmetric("Enter a passphrase to encrypt the message with.", o.cipher, mode, hash, nil, true)
 		if err != nil {
 			if errors.Is(err, errNoPassphrase) {
 				return withHints(err, "give one with --passphrase-file FILE or --passphrase-fd N")
@@ -82,17 +83,17 @@ func cmdEncrypt(st *state, o *options) error {
 	}
 	sigCreated(st, opt.Signers, sw, "S")
 	encryptBegin(sw, opt)
-	res, err := filter.Encrypt(in, out.w, opt)
+	res, err := filter.Encrypt(in, out.W, opt)
 	if err != nil {
-		out.abort()
+		out.Abort()
 		statusFailure(sw, "encrypt", err)
 		return err
 	}
-	if err := out.commit(); err != nil {
+	if err := out.Commit(); err != nil {
 		statusFailure(sw, "encrypt", err)
 		return err
 	}
-	pp.cacheNew(res) // as gpg, the agent keeps what the message was encrypted with (prompt.go)
+	pp.CacheNew(res) // as gpg, the agent keeps what the message was encrypted with (internal/ask)
 	sw.Write(status.EndEncryption{})
 	return nil
 }
@@ -317,7 +318,7 @@ func literalFor(inName string, o *options) packet.Literal {
 
 // openMessageOutput opens where a message made from inName goes: not the
 // input itself, and not binary data to a terminal.
-func openMessageOutput(st *state, o *options, inName string, outPath fileArg, armored bool, what string) (*output, error) {
+func openMessageOutput(st *state, o *options, inName string, outPath fileArg, armored bool, what string) (*output.Output, error) {
 	if sameFile(inName, outPath) {
 		return nil, fmt.Errorf("input and output are the same file")
 	}
@@ -325,7 +326,7 @@ func openMessageOutput(st *state, o *options, inName string, outPath fileArg, ar
 	if err != nil {
 		return nil, err
 	}
-	if err := out.refuseBinaryTerminal(armored, what); err != nil {
+	if err := out.RefuseBinaryTerminal(armored, what); err != nil {
 		return nil, err
 	}
 	return out, nil

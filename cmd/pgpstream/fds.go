@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/internal/startfds"
 )
 
@@ -115,14 +116,14 @@ func openArg(st *state, o *options, name string) (r io.Reader, path string, done
 	a := o.fileArg(name)
 	switch {
 	case name == "-" || a.isFD && a.fd == 0:
-		growPipe(st.stdin)
+		output.GrowPipe(st.stdin)
 		return st.stdin, "", func() {}, nil
 	case a.isFD:
 		f, err := callerFile(a.String(), a.fd)
 		if err != nil {
 			return nil, "", nil, err
 		}
-		growPipe(f)
+		output.GrowPipe(f)
 		return f, "", func() {}, nil // the caller's: left open
 	}
 	f, err := os.Open(name)
@@ -134,34 +135,6 @@ func openArg(st *state, o *options, name string) (r io.Reader, path string, done
 		return nil, "", nil, fmt.Errorf("input %s is a directory", name)
 	}
 	return f, name, func() { f.Close() }, nil
-}
-
-// descriptorOutput writes to the caller's descriptor -&N in place, as gpg
-// does: no temporary file and no rename, a stream like standard output,
-// so the hold-back applies and AEAD releases only authenticated chunks.
-// The descriptor is left open: it is the caller's.
-func descriptorOutput(st *state, a fileArg, hold bool) (*output, error) {
-	if a.fd == 1 {
-		growPipe(st.stdout)
-		return streamOutput(st.stdout, "standard output", hold), nil
-	}
-	f, err := callerFile(a.String(), a.fd)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("output %s is a directory", a)
-	}
-	growPipe(f)
-	o := streamOutput(f, a.String(), hold)
-	flush := o.commit
-	o.commit = func() error {
-		if err := flush(); err != nil {
-			return fmt.Errorf("writing %s: %w", a, err)
-		}
-		return nil
-	}
-	return o, nil
 }
 
 // stat is the output's file, for the same-file check; an error for

@@ -408,7 +408,7 @@ func genOneKey(st *state, o *options, sw *statusWriter, p *keyParams) error {
 	default:
 		// gpg asks, through its pinentry; pgpstream through the same
 		// path as every other passphrase, asking twice on a terminal.
-		pass, err := newPassphrases(st, o).getFor(fmt.Sprintf("Enter a passphrase to protect the new key %q.", uid), true)
+		pass, err := newPassphrases(st, o).GetFor(fmt.Sprintf("Enter a passphrase to protect the new key %q.", uid), true)
 		if err != nil {
 			return withHints(fmt.Errorf("the key needs a passphrase: %w", err), "add Passphrase: or %no-protection to the parameter file")
 		}

@@ -68,12 +68,12 @@ func cmdList(st *state, o *options, secret bool) error {
 	if err != nil {
 		return err
 	}
-	counts, err := ring.List(out.w, a.args, a.list)
+	counts, err := ring.List(out.W, a.args, a.list)
 	if err != nil {
-		out.abort()
+		out.Abort()
 		return err
 	}
-	if err := out.commit(); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	return reportSigCounts(st, a, counts)
@@ -125,18 +125,18 @@ func cmdShowKeys(st *state, o *options) error {
 	for _, name := range inputs {
 		r, closeIn, err := openNamed(st, o, name)
 		if err != nil {
-			out.abort()
+			out.Abort()
 			return err
 		}
-		n, err := keyring.ShowKeys(out.w, r, ring, a.list)
+		n, err := keyring.ShowKeys(out.W, r, ring, a.list)
 		closeIn()
 		if err != nil {
-			out.abort()
+			out.Abort()
 			return fmt.Errorf("reading keys from %s: %w", displayName(name), err)
 		}
 		total.Good, total.Bad, total.NoKey, total.Error = total.Good+n.Good, total.Bad+n.Bad, total.NoKey+n.NoKey, total.Error+n.Error
 	}
-	if err := out.commit(); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	return reportSigCounts(st, a, total)
@@ -183,7 +183,7 @@ func cmdListPackets(st *state, o *options) error {
 				packets = append(packets, p)
 				return
 			}
-			io.WriteString(out.w, p.Text())
+			io.WriteString(out.W, p.Text())
 		},
 	}
 	if a.showSessionKey {
@@ -218,8 +218,8 @@ func cmdListPackets(st *state, o *options) error {
 		if packets == nil {
 			packets = []*inspect.Packet{}
 		}
-		if err := writeJSON(out.w, packets); err != nil {
-			out.abort()
+		if err := writeJSON(out.W, packets); err != nil {
+			out.Abort()
 			return err
 		}
 	}
@@ -227,12 +227,12 @@ func cmdListPackets(st *state, o *options) error {
 		// What was listed stays: it is a description, not plaintext. As
 		// gpg, encrypted data that could not be opened is listed from
 		// outside and the exit status says it was not decrypted.
-		if err := out.commit(); err != nil {
+		if err := out.Commit(); err != nil {
 			return err
 		}
 		return lerr
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -282,11 +282,11 @@ func armorTool(st *state, o *options, suffix string, conv func(io.Reader, io.Wri
 	if err != nil {
 		return err
 	}
-	if err := conv(in, out.w); err != nil {
-		out.abort()
+	if err := conv(in, out.W); err != nil {
+		out.Abort()
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // splitInspect recognises `pgpstream [options] inspect [--json] [FILE]`:

@@ -86,7 +86,7 @@ func newKeyEditor(st *state, o *options, spec string) (*keyEditor, error) {
 		if pp == nil {
 			pp = newPassphrases(st, o)
 		}
-		return pp.get(false)
+		return pp.Get(false)
 	}
 	s, err := ring.Edit(spec, func() ([]byte, error) {
 		p, err := pass()
@@ -136,7 +136,7 @@ func (e *keyEditor) next() (string, error) {
 		e.queue = e.queue[1:]
 		return c, nil
 	}
-	if e.fromCLI && e.o.batch && e.m.a.cmd == nil {
+	if e.fromCLI && e.o.batch && !e.m.a.HasCommand() {
 		return "quit", nil
 	}
 	e.fromCLI = false
@@ -227,7 +227,7 @@ func (e *keyEditor) quit() (bool, error) {
 	if yes {
 		return true, e.save()
 	}
-	if e.m.a.cmd != nil {
+	if e.m.a.HasCommand() {
 		return true, nil
 	}
 	cancel, err := e.m.getBool("keyedit.cancel.okay", "Quit without saving? (y/N) ")
@@ -598,7 +598,7 @@ func (e *keyEditor) askValidity() (time.Time, error) {
 			e.m.show("invalid value")
 			continue
 		}
-		if e.m.a.cmd != nil {
+		if e.m.a.HasCommand() {
 			return t, nil
 		}
 		if t.IsZero() {
@@ -906,7 +906,7 @@ func (e *keyEditor) addKey() error {
 	if opt.Expires, err = e.askValidity(); err != nil {
 		return err
 	}
-	if e.m.a.cmd == nil {
+	if !e.m.a.HasCommand() {
 		ok, err := e.m.getBool("keygen.sub.okay", "Really create? (y/N) ")
 		if err != nil || !ok {
 			return err
@@ -979,7 +979,7 @@ type certifier struct {
 
 // certifiers are the keys -u names (else --default-key, else the first
 // secret key that can certify), each with its primary secret key
-// unlocked as a signing key is (prompt.go).
+// unlocked as a signing key is (internal/ask).
 func (e *keyEditor) certifiers() ([]certifier, error) {
 	return certifiersFor(e.st, e.o, e.ring, e.sw)
 }
@@ -1015,7 +1015,7 @@ func certifiersFor(st *state, o *options, ring *keyring.Ring, sw *statusWriter) 
 			return nil, fmt.Errorf("key %s: the secret primary key, which certifies, is not here", k.Fingerprint())
 		}
 		if priv.Encrypted {
-			err := pp.unlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to certify.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
+			err := pp.UnlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to certify.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
 				func(pass []byte) error { return keyring.Unlock(priv, pass) }, needPassphrase(st, o, k, priv))
 			if errors.Is(err, errNoPassphrase) {
 				return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/ask"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/internal/escape"
 )
@@ -20,7 +21,7 @@ import (
 type menuIO struct {
 	st  *state
 	o   *options
-	a   *asker
+	a   *ask.Asker
 	tty *os.File  // the controlling terminal, when open
 	out io.Writer // where the menu's text goes
 }
@@ -60,8 +61,8 @@ func (m *menuIO) getLine(keyword, prompt string) (string, error) {
 
 func (m *menuIO) ask(q status.Question, prompt string) (string, error) {
 	switch {
-	case m.a.cmd != nil:
-		l, err := m.a.command(q)
+	case m.a.HasCommand():
+		l, err := m.a.Command(q)
 		if errors.Is(err, errCommandEOF) {
 			return "", io.EOF
 		}
@@ -72,7 +73,7 @@ func (m *menuIO) ask(q status.Question, prompt string) (string, error) {
 		return "", withHints(errors.New("no terminal to ask on"), "answer on --command-fd N, as gpg's clients do")
 	}
 	fmt.Fprint(m.tty, prompt)
-	l, err := readCommandLine(m.tty)
+	l, err := ask.ReadLine(m.tty)
 	if err != nil {
 		fmt.Fprintln(m.tty)
 		return "", io.EOF
@@ -85,7 +86,7 @@ func (m *menuIO) ask(q status.Question, prompt string) (string, error) {
 // and without it gpg's refusal to ask; else on the terminal. The end of
 // the input is a no.
 func (m *menuIO) getBool(keyword, prompt string) (bool, error) {
-	if m.a.cmd == nil && m.o.batch {
+	if !m.a.HasCommand() && m.o.batch {
 		if m.o.yes {
 			return true, nil
 		}
@@ -95,11 +96,10 @@ func (m *menuIO) getBool(keyword, prompt string) (bool, error) {
 	if errors.Is(err, io.EOF) {
 		return false, nil
 	}
-	return err == nil && isYes(l), err
+	return err == nil && ask.IsYes(l), err
 }
 
 // hidden asks for a new passphrase (typed twice on a terminal).
 func (m *menuIO) hidden(desc string) ([]byte, error) {
-	p, _, err := m.a.askPassphrase(passRequest{desc: desc, confirm: true})
-	return p, err
+	return m.a.NewPassphrase(desc)
 }

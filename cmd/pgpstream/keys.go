@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 
@@ -12,7 +10,6 @@ import (
 
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
-	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -91,17 +88,17 @@ func cmdExport(st *state, o *options, secret, subkeysOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := out.refuseBinaryTerminal(o.armor, "key data"); err != nil {
+	if err := out.RefuseBinaryTerminal(o.armor, "key data"); err != nil {
 		return err
 	}
 	// Secret keys go to a file only its owner may read, as gpg makes it.
-	out.private = secret
+	out.Private = secret
 	eopt := keyring.ExportOptions{SubkeysOnly: subkeysOnly, Minimal: o.exportOpts.minimal, LocalSigs: o.exportOpts.localSigs}
-	if err := ring.ExportWith(out.w, o.args, secret, o.armor, eopt); err != nil {
-		out.abort()
+	if err := ring.ExportWith(out.W, o.args, secret, o.armor, eopt); err != nil {
+		out.Abort()
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // quickGenDefaultExpire is how long a key from --quick-gen-key lasts
@@ -172,7 +169,7 @@ func cmdGenKey(st *state, o *options) error {
 // that differ, is an error before anything is made: a key left
 // unprotected by a typo is a key its owner believes protected.
 func newKeyPassphrase(st *state, o *options, uid string) ([]byte, error) {
-	pass, err := newPassphrases(st, o).getFor(fmt.Sprintf("Enter a passphrase to protect the new key %q (empty: none).", uid), true)
+	pass, err := newPassphrases(st, o).GetFor(fmt.Sprintf("Enter a passphrase to protect the new key %q (empty: none).", uid), true)
 	switch {
 	case errors.Is(err, errNoPassphrase):
 		return nil, nil
@@ -230,23 +227,6 @@ func cmdDelete(st *state, o *options, what string) error {
 	return nil
 }
 
-// passphrases gets the one passphrase an invocation may use, from
-// --passphrase, --passphrase-file, --passphrase-fd or, outside --batch,
-// the terminal. A descriptor can be read only once, so the answer is kept.
-type passphrases struct {
-	st    *state
-	o     *options
-	value []byte
-	err   error
-	done  bool
-	desc  string   // what the terminal prompt says it is for
-	sym   symState // a message's passphrase, when asked (prompt.go)
-}
-
-// newPassphrases is the passphrase source of one command; --passphrase-fd
-// was read already, before the command read anything (readPassphraseFd).
-func newPassphrases(st *state, o *options) *passphrases { return &passphrases{st: st, o: o} }
-
 // readPassphraseFd reads --passphrase-fd's line before the command reads
 // anything else, as gpg does: clients such as python-gnupg write the
 // passphrase and then the data to the same standard input. Once read it
@@ -255,80 +235,12 @@ func readPassphraseFd(st *state, o *options) error {
 	if o.passphraseFd < 0 || o.passphraseSet || o.cmd == commandPasswd {
 		return nil // --passwd reads two lines, the old and the new one
 	}
-	v, err := newPassphrases(st, o).read(false)
+	v, err := newPassphrases(st, o).Read(false)
 	if err != nil {
 		return err
 	}
 	o.passphrase, o.passphraseSet, o.passphraseFd = string(v), true, -1
 	return nil
-}
-
-var errNoPassphrase = errors.New("a passphrase is needed and none was given")
-
-// get returns the passphrase; confirm asks twice on a terminal (for
-// encryption, where a typo would lock the data away).
-// getFor is get with the prompt naming what the passphrase is for.
-func (p *passphrases) getFor(desc string, confirm bool) ([]byte, error) {
-	if !p.done {
-		p.desc = desc
-	}
-	return p.get(confirm)
-}
-
-func (p *passphrases) get(confirm bool) ([]byte, error) {
-	if p.done {
-		return p.value, p.err
-	}
-	p.done = true
-	p.value, p.err = p.read(confirm)
-	return p.value, p.err
-}
-
-func (p *passphrases) read(confirm bool) ([]byte, error) {
-	o := p.o // one source at most (options.check)
-	switch {
-	case o.passphraseSet:
-		return []byte(o.passphrase), nil
-	case o.passphraseFile != "":
-		b, err := bounded.ReadLines(o.passphraseFile, 1, bounded.Line)
-		if err != nil {
-			return nil, fmt.Errorf("reading the passphrase: %w", err)
-		}
-		return firstLine(b), nil
-	case o.passphraseFd >= 0:
-		fd := o.passphraseFd
-		r, err := readFD(p.st, "--passphrase-fd", fd)
-		if err != nil {
-			return nil, err
-		}
-		b, err := readLine(r)
-		if err != nil {
-			return nil, fmt.Errorf("reading the passphrase from fd %d: %w", fd, err)
-		}
-		return b, nil
-	}
-	return p.ask(confirm) // prompt.go
-}
-
-// firstLine is a passphrase file's first line as gpg 2.2.40 takes it:
-// up to the newline, without it; a CR before it is part of the
-// passphrase, and a file without a newline is one line.
-func firstLine(b []byte) []byte {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	return b
-}
-
-// readLine reads up to a newline without reading past it, so the rest of
-// the descriptor (perhaps the message itself on standard input) is left.
-// An empty descriptor gives an empty line.
-func readLine(r io.Reader) ([]byte, error) {
-	b, err := readCommandLine(r)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, nil
-	}
-	return b, err
 }
 
 // ringKeys adapts the keyring to what decryption asks for.
@@ -358,7 +270,7 @@ func (k *ringKeys) Unlock(priv *gcpacket.PrivateKey) error {
 	}
 	desc := fmt.Sprintf("Enter the passphrase to unlock the secret key %016X (%v, created %s) to decrypt the message.",
 		priv.KeyId, gpgAlgoName(priv.PubKeyAlgo), priv.CreationTime.UTC().Format("2006-01-02"))
-	err := k.pass.unlockKey(priv, desc, func(pass []byte) error { return keyring.Unlock(priv, pass) }, nil)
+	err := k.pass.UnlockKey(priv, desc, func(pass []byte) error { return keyring.Unlock(priv, pass) }, nil)
 	if errors.Is(err, errNoPassphrase) {
 		return fmt.Errorf("secret key %016X is %w", priv.KeyId, filter.ErrKeyLocked)
 	}
@@ -376,7 +288,7 @@ func (k *ringKeys) Passphrase() ([]byte, error) {
 		cipher = k.skesk.Cipher
 		mode, hash, salt = k.skesk.S2K()
 	}
-	return k.pass.symmetric("Enter the passphrase the message was encrypted with.", cipher, mode, hash, salt, false)
+	return k.pass.Symmetric("Enter the passphrase the message was encrypted with.", cipher, mode, hash, salt, false)
 }
 
 // agentOptions is how the ring uses a GnuPG home's gpg-agent: through
@@ -390,7 +302,7 @@ func agentOptions(st *state, o *options) keyring.AgentOptions {
 		Session: o.agentSession(st),
 		Passphrase: func(p keyring.AgentPrompt) ([]byte, error) {
 			agentKeyHint(st, o, p) // prompt.go
-			return pp.getFor(agentPrompt(p.Desc), false)
+			return pp.GetFor(agentPrompt(p.Desc), false)
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -24,9 +25,9 @@ type lifeCtx struct {
 	batch bool
 	yes   bool
 	armor bool
-	out   func() (*output, error)       // opens --output (default standard output)
-	ring  func() (*keyring.Ring, error) // opens the home
-	pass  func() ([]byte, error)        // the passphrase, as every command reads it
+	out   func() (*output.Output, error) // opens --output (default standard output)
+	ring  func() (*keyring.Ring, error)  // opens the home
+	pass  func() ([]byte, error)         // the passphrase, as every command reads it
 	// passLines reads the passphrase source's first two lines, for
 	// --passwd: the old passphrase and the new one.
 	passLines func() (old, new []byte, err error)
@@ -239,11 +240,11 @@ func cmdGenRevoke(lc *lifeCtx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := out.w.Write(armored); err != nil {
-		out.abort()
+	if _, err := out.W.Write(armored); err != nil {
+		out.Abort()
 		return err
 	}
-	if err := out.commit(); err != nil {
+	if err := out.Commit(); err != nil {
 		return err
 	}
 	if !st.quiet {
@@ -274,11 +275,11 @@ func cmdExportSSHKey(lc *lifeCtx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(out.w, line); err != nil {
-		out.abort()
+	if _, err := io.WriteString(out.W, line); err != nil {
+		out.Abort()
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // cmdPasswd is gpg's --passwd KEY. In batch the passphrase source gives

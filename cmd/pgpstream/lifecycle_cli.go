@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/ask"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -54,7 +56,7 @@ func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 	}
 	lc := &lifeCtx{
 		st: st, o: o, args: o.args, batch: o.batch, yes: o.yes, armor: o.armor,
-		out:  func() (*output, error) { return openOutput(st, o, o.output, false) },
+		out:  func() (*output.Output, error) { return openOutput(st, o, o.output, false) },
 		ring: func() (*keyring.Ring, error) { return openRing(st, o) },
 	}
 	// Made only when asked: with --passphrase-fd 0 it reads standard
@@ -64,7 +66,7 @@ func dispatchLifecycle(st *state, o *options) (ok bool, err error) {
 		if pp == nil {
 			pp = newPassphrases(st, o)
 		}
-		return pp.get(false)
+		return pp.Get(false)
 	}
 	lc.passLines = func() ([]byte, []byte, error) { return passphraseLines(st, o) }
 	return true, run(lc)
@@ -85,15 +87,15 @@ func passphraseLines(st *state, o *options) ([]byte, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		old, err := readLine(r)
+		old, err := ask.ReadFDLine(r)
 		if err != nil {
 			return nil, nil, err
 		}
-		nw, err := readLine(r)
+		nw, err := ask.ReadFDLine(r)
 		return old, nw, err
 	}
 	if old, nw, err := askPasswd(st, o); !errors.Is(err, errNoPassphrase) {
-		return old, nw, err // asked (prompt.go)
+		return old, nw, err // asked (internal/ask)
 	}
 	return nil, nil, usageError{msg: "--passwd needs the old and the new passphrase, a line each, from --passphrase-file or --passphrase-fd", hints: []string{"printf '%s\\n%s\\n' OLD NEW > pw; pgpstream --batch --passphrase-file pw --passwd FINGERPRINT"}}
 }

@@ -13,6 +13,9 @@ import (
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/pgpstream/pgpstream/agent"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/ask"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/hint"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
@@ -67,8 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var he hintedError
 	if errors.As(err, &he) {
-		st.errorf("%s", oneLine(he.err.Error()))
-		for _, h := range he.hints {
+		st.errorf("%s", oneLine(he.Err.Error()))
+		for _, h := range he.Hints {
 			st.hintf("%s", h)
 		}
 		return exitError
@@ -98,16 +101,11 @@ func usagef(format string, args ...any) usageError {
 	return usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// hintedError carries hints naming the flags that would help.
-type hintedError struct {
-	err   error
-	hints []string
-}
+// hintedError carries hints naming the flags that would help; the
+// packages below main give them too (internal/hint).
+type hintedError = hint.Error
 
-func (h hintedError) Error() string { return h.err.Error() }
-func (h hintedError) Unwrap() error { return h.err }
-
-func withHints(err error, hints ...string) error { return hintedError{err, hints} }
+func withHints(err error, hints ...string) error { return hint.With(err, hints...) }
 
 // state is one invocation's context.
 type state struct {
@@ -118,7 +116,7 @@ type state struct {
 	keyidFormat    string // --keyid-format, for the key IDs of messages (keystr)
 	prog           string // the name messages begin with (see progName)
 	cleanups       []func()
-	outputs        []pendingOutput       // output files waiting for the run's end (settleOutputs)
+	outputs        output.Pending        // output files waiting for the run's end (finishOutputs)
 	broken         atomic.Pointer[error] // the first write error on stderr or the status stream
 	// signerOwners are the certificates of the keys signersFor chose,
 	// for the status lines that name a signer's primary key.
@@ -133,7 +131,7 @@ type state struct {
 	// one each per invocation, shared by --multifile's runs, so that
 	// the command fd is read in order and the status file is not
 	// truncated by the second file's run.
-	ask        *asker
+	ask        *ask.Asker
 	statusFile *statusWriter
 }
 

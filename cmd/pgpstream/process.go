@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 )
 
 // setupProcess prepares the process before any secret is read:
@@ -25,7 +27,7 @@ import (
 //     files (see internal/atomicfile) and end the process with exit status 2 and one
 //     line, with no Go stack dump for SIGQUIT; once the run has ended,
 //     installing its outputs, they are too late to change its outcome
-//     (interruptOutputs).
+//     (output.Interrupt).
 func setupProcess() {
 	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{Cur: 0, Max: 0})
 	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -42,7 +44,7 @@ func setupProcess() {
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		sig := <-ch
-		if !interruptOutputs() {
+		if !output.Interrupt() {
 			return
 		}
 		fmt.Fprintf(os.Stderr, "pgpstream: error: interrupted by %v\n", sig)

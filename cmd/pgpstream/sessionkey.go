@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/ask"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/packet"
@@ -81,7 +82,7 @@ func readSessionKeyFd(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	b, err := readLine(r)
+	b, err := ask.ReadFDLine(r)
 	if err != nil {
 		return fmt.Errorf("reading the session key from fd %d: %w", fd, err)
 	}

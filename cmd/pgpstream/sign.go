@@ -17,6 +17,7 @@ import (
 	"github.com/pgpstream/pgpstream/agent"
 	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/clock"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/output"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/internal/escape"
@@ -74,9 +75,9 @@ func signersFor(st *state, o *options, pp *passphrases) ([]filter.Signer, error)
 			return nil, err
 		}
 		if priv.Encrypted {
-			// prompt.go: the given passphrase, the agent's cache, or asked
+			// internal/ask: the given passphrase, the agent's cache, or asked
 			// (after gpg's USERID_HINT and NEED_PASSPHRASE).
-			err := pp.unlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to sign.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
+			err := pp.UnlockKey(priv, fmt.Sprintf("Enter the passphrase to unlock the secret key %016X of %s to sign.", priv.KeyId, escape.Quoted(k.PrimaryUserID())),
 				func(pass []byte) error { return keyring.Unlock(priv, pass) }, needPassphrase(st, o, k, priv))
 			if errors.Is(err, errNoPassphrase) {
 				return nil, withHints(fmt.Errorf("secret key %016X is protected by a passphrase and none was given", priv.KeyId), "give it with --passphrase-file FILE or --passphrase-fd N")
@@ -212,16 +213,16 @@ func cmdSign(st *state, o *options, detached bool) error {
 		return err
 	}
 	if detached {
-		_, err = filter.DetachSign(in, out.w, opt)
+		_, err = filter.DetachSign(in, out.W, opt)
 	} else {
-		_, err = filter.Sign(in, out.w, opt)
+		_, err = filter.Sign(in, out.W, opt)
 	}
 	if err != nil {
-		out.abort()
+		out.Abort()
 		statusFailure(sw, "sign", err)
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // cmdStore is gpg's --store: the input in a literal data packet,
@@ -244,11 +245,11 @@ func cmdStore(st *state, o *options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := filter.Store(in, out.w, opt); err != nil {
-		out.abort()
+	if _, err := filter.Store(in, out.W, opt); err != nil {
+		out.Abort()
 		return err
 	}
-	return out.commit()
+	return out.Commit()
 }
 
 // openConcatenated is the input of a detached signature over several
@@ -593,7 +594,7 @@ func (s *sigReporter) errSig(sig *packet.Signature, keyID string, rc int) {
 // not be checked (no key, unsupported), else 1 when one was bad. GnuPG
 // 2.2 exits 2 for a signer it has no key for even when the decryption
 // itself succeeded; pgpstream does the same, and then writes no -o file
-// (settleOutputs) unless --allow-unprotected.
+// (finishOutputs) unless --allow-unprotected.
 func (s *sigReporter) exit() int {
 	switch {
 	case s.errs > 0:
@@ -697,7 +698,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		}
 		defer closeIn()
 		var w io.Writer = io.Discard
-		var out *output
+		var out *output.Output
 		if p := o.output; !p.none() {
 			if sameFile(inName, p) {
 				return fmt.Errorf("input and output are the same file")
@@ -705,7 +706,7 @@ func cmdVerify(st *state, o *options) (err error) {
 			if out, err = openOutput(st, o, p, true); err != nil {
 				return err
 			}
-			w = out.w
+			w = out.W
 		}
 		opts := filter.DecryptOptions{
 			Keys:              refuseKeys{},
@@ -732,7 +733,7 @@ func cmdVerify(st *state, o *options) (err error) {
 		if err != nil {
 			trailingStatus(sw, err)
 			if out != nil {
-				out.abort()
+				out.Abort()
 			}
 			if errors.Is(err, errVerifyEncrypted) || errors.Is(err, filter.ErrNoSecretKey) {
 				return withHints(errVerifyEncrypted, "decrypt it with --decrypt, which checks its signatures too")
@@ -743,9 +744,9 @@ func cmdVerify(st *state, o *options) (err error) {
 			if authentic != nil {
 				// As -d says it (signatureOutcome): why the data
 				// nothing vouches for was not written.
-				out.abort()
+				out.Abort()
 				st.errorf("%v: the output was not written", authentic)
-			} else if err := out.commit(); err != nil {
+			} else if err := out.Commit(); err != nil {
 				return err
 			}
 		}

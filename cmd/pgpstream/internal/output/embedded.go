@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"errors"
@@ -6,29 +6,29 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/hint"
 	"github.com/pgpstream/pgpstream/internal/escape"
 )
 
-// embeddedOutput is the output of --use-embedded-filename: the file the
+// Embedded is the output of --use-embedded-filename: the file the
 // literal data packet names, opened when that packet is read (the
-// Literal event comes before any of its data) through openOutput, so it
+// Literal event comes before any of its data) through Open, so it
 // is the same atomic file -o makes, named only when the run ends well.
 // Until then the output it stands behind has nothing to write to.
-type embeddedOutput struct {
-	st     *state
-	o      *options
+type Embedded struct {
+	cfg    *Config
 	inName string
-	proxy  *output
-	out    *output // the file, once the name is known
+	proxy  *Output
+	out    *Output // the file, once the name is known
 	stream bool    // stream() came before the file was opened
 	err    error   // why the name was refused or the file not opened
 }
 
-// newEmbeddedOutput returns the output cmdDecrypt writes to and the
-// opener its Literal event calls.
-func newEmbeddedOutput(st *state, o *options, inName string) (*output, *embeddedOutput) {
-	e := &embeddedOutput{st: st, o: o, inName: inName}
-	p := &output{w: e, name: "the embedded file name"}
+// NewEmbedded returns the output a decryption of the input file inName
+// writes to and the opener its Literal event calls.
+func NewEmbedded(cfg *Config, inName string) (*Output, *Embedded) {
+	e := &Embedded{cfg: cfg, inName: inName}
+	p := &Output{W: e, Name: "the embedded file name"}
 	p.commit = func() error {
 		if e.err != nil {
 			return e.err
@@ -54,9 +54,9 @@ func newEmbeddedOutput(st *state, o *options, inName string) (*output, *embedded
 	return p, e
 }
 
-// open opens the file name names. With several messages
+// Open opens the file name names. With several messages
 // (--allow-multiple-messages) the first name is the output.
-func (e *embeddedOutput) open(name string) {
+func (e *Embedded) Open(name string) {
 	if e.out != nil || e.err != nil {
 		return
 	}
@@ -64,11 +64,11 @@ func (e *embeddedOutput) open(name string) {
 		e.err = err
 		return
 	}
-	if sameFile(e.inName, pathArg(name)) {
+	if SamePath(e.inName, name) {
 		e.err = fmt.Errorf("--use-embedded-filename: the message names its own input file '%s'", name)
 		return
 	}
-	out, err := openOutput(e.st, e.o, pathArg(name), true)
+	out, err := Open(e.cfg, Target{Path: name}, true, 0o666)
 	if err != nil {
 		e.err = err
 		return
@@ -77,19 +77,23 @@ func (e *embeddedOutput) open(name string) {
 		out.stream()
 	}
 	e.out = out
-	e.proxy.name = out.name
+	e.proxy.Name = out.Name
 }
+
+// Err is why the name was refused or the file not opened; nil when
+// neither happened.
+func (e *Embedded) Err() error { return e.err }
 
 // Write writes to the file once it is open; before (no literal data
 // packet yet) or after a refused name it fails with the reason.
-func (e *embeddedOutput) Write(p []byte) (int, error) {
+func (e *Embedded) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err
 	}
 	if e.out == nil {
 		return 0, errors.New("--use-embedded-filename: data before the literal data packet named a file")
 	}
-	return e.out.w.Write(p)
+	return e.out.W.Write(p)
 }
 
 // embeddedName refuses a literal data packet's file name that is not a
@@ -100,7 +104,7 @@ func (e *embeddedOutput) Write(p []byte) (int, error) {
 // gpg does not save either.
 func embeddedName(name string) error {
 	refuse := func(why string) error {
-		return withHints(fmt.Errorf("--use-embedded-filename: refusing the message's file name '%s': %s", escape.Human(name), why),
+		return hint.With(fmt.Errorf("--use-embedded-filename: refusing the message's file name '%s': %s", escape.Human(name), why),
 			"name the output with -o FILE")
 	}
 	switch {

@@ -1,4 +1,4 @@
-package main
+package output
 
 import (
 	"os"
@@ -12,9 +12,9 @@ import (
 // on a pipe switch 16 times less often.
 const pipeSize = 1 << 20
 
-// growPipe enlarges f's pipe buffer if f is a pipe; anything else, or a
+// GrowPipe enlarges f's pipe buffer if f is a pipe; anything else, or a
 // kernel that says no, is left as it is.
-func growPipe(f any) {
+func GrowPipe(f any) {
 	file, ok := f.(*os.File)
 	if !ok {
 		return
