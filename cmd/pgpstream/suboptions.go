@@ -151,34 +151,18 @@ type importOpts struct {
 	selfSigsOnly bool // self-sigs-only: drop certifications by other keys
 }
 
-var importOptionList = &listKind[importOpts]{option: "import-options", what: "import options", words: []listWord[importOpts]{
+var importOptionList = &listKind[importOpts]{option: "import-options", what: "import options", words: append([]listWord[importOpts]{
 	{name: "import-local-sigs", set: flag(func(t *importOpts) *bool { return &t.localSigs })},
-	{name: "repair-pks-subkey-bug"},
-	{name: "keep-ownertrust"},
-	{name: "fast-import"},
-	{name: "bulk-import"},
-	{name: "import-show", set: flag(func(t *importOpts) *bool { return &t.show })},
-	{name: "merge-only"},
-	{name: "import-clean"},
-	{name: "import-minimal"},
-	{name: "self-sigs-only", set: flag(func(t *importOpts) *bool { return &t.selfSigsOnly })},
-	{name: "import-export"},
-	{name: "restore"},
-	{name: "import-restore"},
-	{name: "repair-keys"},
-	{name: "show-only", set: flag(func(t *importOpts) *bool { return &t.showOnly })},
-	{name: "ignore-attributes"},
-	{name: "only-pubkeys"},
-	{name: "collapse-uids"},
-	{name: "collapse-subkeys"},
-	// Aliases, and words gpg keeps for old scripts that do nothing.
 	{name: "allow-local-sigs", set: flag(func(t *importOpts) *bool { return &t.localSigs })},
-	{name: "repair-hkp-subkey-bug"},
-	{name: "import-unusable-sigs"},
-	{name: "import-clean-sigs"},
-	{name: "import-clean-uids"},
-	{name: "convert-sk-to-pk"},
-}}
+	{name: "import-show", set: flag(func(t *importOpts) *bool { return &t.show })},
+	{name: "self-sigs-only", set: flag(func(t *importOpts) *bool { return &t.selfSigsOnly })},
+	{name: "show-only", set: flag(func(t *importOpts) *bool { return &t.showOnly })},
+},
+	// The rest of gpg's words, and those it keeps for old scripts.
+	accepted[importOpts](`repair-pks-subkey-bug keep-ownertrust fast-import bulk-import merge-only
+	import-clean import-minimal import-export restore import-restore repair-keys ignore-attributes
+	only-pubkeys collapse-uids collapse-subkeys repair-hkp-subkey-bug import-unusable-sigs
+	import-clean-sigs import-clean-uids convert-sk-to-pk`)...)}
 
 // exportOpts is --export-options.
 type exportOpts struct {
@@ -212,21 +196,23 @@ var exportOptionList = &listKind[exportOpts]{option: "export-options", what: "ex
 // (a typo fails as in gpg) and change nothing.
 type displayOpts struct{}
 
-func displayWords(names string) []listWord[displayOpts] {
-	var ws []listWord[displayOpts]
+// accepted is a list's words that change nothing here, from a
+// space-separated list.
+func accepted[T any](names string) []listWord[T] {
+	var ws []listWord[T]
 	for _, n := range strings.Fields(names) {
-		ws = append(ws, listWord[displayOpts]{name: n})
+		ws = append(ws, listWord[T]{name: n})
 	}
 	return ws
 }
 
-var listOptionList = &listKind[displayOpts]{option: "list-options", what: "list options", words: displayWords(`
+var listOptionList = &listKind[displayOpts]{option: "list-options", what: "list options", words: accepted[displayOpts](`
 	show-photos show-usage show-policy-urls show-notations show-std-notations show-standard-notations
 	show-user-notations show-keyserver-urls show-uid-validity show-unusable-uids show-unusable-subkeys
 	show-unusable-sigs show-keyring show-sig-expire show-sig-subpackets show-pref show-pref-verbose
 	show-ownertrust show-only-fpr-mbox sort-sigs`)}
 
-var verifyOptionList = &listKind[displayOpts]{option: "verify-options", what: "verify options", words: displayWords(`
+var verifyOptionList = &listKind[displayOpts]{option: "verify-options", what: "verify options", words: accepted[displayOpts](`
 	show-photos show-policy-urls show-notations show-std-notations show-standard-notations
 	show-user-notations show-keyserver-urls show-uid-validity show-unusable-uids show-primary-uid-only
 	pka-lookups pka-trust-increase`)}
