@@ -60,7 +60,11 @@ func cmdSignKey(st *state, o *options) error {
 		return err
 	}
 	e.show()
-	ok, err := e.sign(strings.TrimSuffix(o.cmd.String(), "-key"))
+	word := "sign" // the menu's command that --sign-key is
+	if o.cmd == commandLsignKey {
+		word = "lsign"
+	}
+	ok, err := e.sign(word)
 	if err != nil || !ok {
 		return err
 	}
