@@ -1,5 +1,5 @@
-// Package keybox reads GnuPG's keybox file, pubring.kbx, where gpg 2.1
-// and later keep the public keys of a home directory.
+// Package keybox reads and writes GnuPG's keybox file, pubring.kbx,
+// where gpg 2.1 and later keep the public keys of a home directory.
 //
 // A keybox is a sequence of blobs. The first is a header blob (type 1,
 // magic "KBXf"); each OpenPGP blob (type 2) holds one transferable
@@ -15,7 +15,7 @@
 // The format is described in GnuPG's kbx/keybox-blob.c. All integers are
 // big-endian; every offset counts from the start of its blob.
 //
-// Writing is refused: see ErrReadOnly.
+// Writing (write.go) encodes blobs as gpg does, byte for byte.
 package keybox
 
 import (
@@ -56,22 +56,6 @@ const (
 
 // ErrMalformed is wrapped by every error about the bytes of a keybox.
 var ErrMalformed = errors.New("malformed keybox")
-
-// ErrReadOnly is returned by every attempt to change a keybox.
-//
-// pgpstream reads pubring.kbx and does not write it. gpg changes a keybox
-// only while it holds the dotlock pubring.kbx.lock (a hard link to a
-// per-process file naming the holder's host and PID, taken over when that
-// PID is gone), by copying the file to pubring.kbx.tmp with the change,
-// keeping the old one as pubring.kbx~ and renaming. Writing blobs from
-// outside gpg would have to follow that protocol exactly, and would still
-// leave gpg's trust database without the new key; a blob gpg finds wrong
-// makes it refuse the whole file; and gpg 2.4 homes that use keyboxd keep
-// their keys in a database instead. So pgpstream keeps what it imports in
-// a GnuPG home in its own pubring.pgp there (Sequoia's gpg-sq also leaves
-// gpg's files alone, in a store of its own), keys reach gpg through gpg
-// itself (gpg --import), and pgpstream never risks gpg's files.
-var ErrReadOnly = errors.New("pgpstream reads GnuPG's pubring.kbx but does not write it: import the key with gpg --import")
 
 // FormatError says where a keybox is malformed.
 type FormatError struct {
@@ -433,9 +417,4 @@ func (b *Blob) Packets() []byte {
 		rest = r
 	}
 	return out
-}
-
-// Append refuses: see ErrReadOnly.
-func Append(path string, keyblock []byte) error {
-	return fmt.Errorf("%s: %w", path, ErrReadOnly)
 }

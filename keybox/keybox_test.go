@@ -238,12 +238,6 @@ func TestDamagedKeepsWhatCameBefore(t *testing.T) {
 	}
 }
 
-func TestAppendRefused(t *testing.T) {
-	if err := Append("/nonexistent/pubring.kbx", nil); !errors.Is(err, ErrReadOnly) {
-		t.Fatalf("Append: %v", err)
-	}
-}
-
 func FuzzParse(f *testing.F) {
 	f.Add(minimalKeybox(f))
 	f.Add(header())
