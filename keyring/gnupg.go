@@ -170,11 +170,11 @@ func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) error {
 			}
 			if prev := byFpr[k.Fingerprint()]; prev != nil {
 				if _, err := merge(prev.pub, b); err == nil && prev.refresh() == nil {
-					prev.stored = prev.pub.bytes()
+					prev.stored, prev.storedRing = prev.pub.bytes(), nil
 				}
 				continue
 			}
-			k.stored, k.from = b.bytes(), f.name
+			k.stored, k.storedRing, k.from = b.bytes(), b.ringBytes(), f.name
 			byFpr[k.Fingerprint()] = k
 			r.keys = append(r.keys, k)
 		}

@@ -291,7 +291,7 @@ func (r *Ring) deleteSubkeys(specs []string, secret bool) (int, []string, error)
 			rest = append(rest, spec) // a primary key's "FPR!" is refused, as any other form
 			continue
 		}
-		if k.from != "" {
+		if !r.writableInGnuPG(k) {
 			return n, nil, k.inGnuPGError("delete it with gpg")
 		}
 		secIdx := -1

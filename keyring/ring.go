@@ -70,6 +70,13 @@ type Ring struct {
 
 	gpgValid map[string]gnupgKeyValidity // validity gpg computed, from trustdb.gpg (trust.go)
 
+	// target is gpg's ring a change is saved into, while update holds
+	// its dotlock (gnupgwrite.go); loaded the fingerprints the last load
+	// read, so that save knows a key missing now was deleted.
+	target      string
+	loaded      map[string]bool
+	keyboxdTold bool
+
 	trustParams TrustParams // see SetTrustParams
 	web         *web        // the web of trust, computed on first use (wot.go)
 }
@@ -117,6 +124,7 @@ type Key struct {
 	allowUnsigned bool
 	accepted      map[string]bool
 	stored        []byte       // the certificate as gpg's rings have it, when only they have it
+	storedRing    []byte       // the same with its ring trust packets, for saveGnuPG
 	from          string       // the gpg ring it was read from, or ""
 	agent         *agentSource // the GnuPG home's agent, or nil
 }
@@ -196,6 +204,12 @@ func (r *Ring) load() error {
 	home := r.home
 	r.keys, r.damage = nil, nil
 	byFpr := map[string]*Key{}
+	defer func() {
+		r.loaded = make(map[string]bool, len(byFpr))
+		for f := range byFpr {
+			r.loaded[f] = true
+		}
+	}()
 	if r.gnupg != "" {
 		r.warnings = permissionWarnings(home)
 		if err := r.loadGnuPG(r.gnupg, byFpr); err != nil {
@@ -235,7 +249,7 @@ func (r *Ring) load() error {
 			if err := prev.refresh(); err != nil {
 				return err
 			}
-			prev.stored = nil // pgpstream's own ring has it too
+			prev.stored, prev.storedRing = nil, nil // pgpstream's own ring has it too
 			continue
 		}
 		byFpr[k.Fingerprint()] = k
@@ -347,6 +361,11 @@ func (r *Ring) update(order saveOrder, change func() (bool, error)) error {
 		return err
 	}
 	defer unlock()
+	unlockGnuPG, err := r.lockGnuPG()
+	if err != nil {
+		return err
+	}
+	defer unlockGnuPG()
 	removeStaleTemps(r.home)
 	if err := r.load(); err != nil {
 		return err
@@ -371,7 +390,13 @@ func removeStaleTemps(home string) {
 	ents, _ := os.ReadDir(home)
 	for _, e := range ents {
 		n := e.Name()
-		if strings.HasSuffix(n, ".tmp") && (strings.HasPrefix(n, "."+pubringName+".") || strings.HasPrefix(n, "."+secringName+".")) {
+		if !strings.HasSuffix(n, ".tmp") {
+			continue
+		}
+		// pgpstream's own names, and the writer's temporary names for
+		// gpg's rings (gpg's own is pubring.kbx.tmp, never matched).
+		if strings.HasPrefix(n, "."+pubringName+".") || strings.HasPrefix(n, "."+secringName+".") ||
+			strings.HasPrefix(n, "."+kbxName+".pgpstream-") || strings.HasPrefix(n, "."+gpgRingName+".pgpstream-") {
 			os.Remove(filepath.Join(home, n))
 		}
 	}
@@ -399,17 +424,39 @@ const (
 // file old or new, never half of one.
 func (r *Ring) save(order saveOrder) error {
 	var pub, sec bytes.Buffer
+	var toGnuPG []*Key
 	for _, k := range r.keys {
-		if !k.gnupgOnly() {
+		switch {
+		case r.target != "" && r.toGnuPG(k):
+			toGnuPG = append(toGnuPG, k)
+		case !k.gnupgOnly():
 			// A key read from gpg's rings is written to pgpstream's
-			// own only once pgpstream changed it; gpg's stay as they are.
+			// own only once pgpstream changed it, where gpg's ring is
+			// not written (see gnupgwrite.go).
 			pub.Write(k.pub.ringBytes())
 		}
 		if k.sec != nil {
 			sec.Write(k.sec.bytes())
 		}
 	}
-	writePub := func() error { return writeAtomic(filepath.Join(r.home, pubringName), pub.Bytes(), 0o644) }
+	own := filepath.Join(r.home, pubringName)
+	writePub := func() error {
+		if r.target == "" {
+			return writeAtomic(own, pub.Bytes(), 0o644)
+		}
+		// gpg's ring first: a crash before pubring.pgp is written
+		// leaves the moved keys in both, never in neither.
+		if err := r.saveGnuPG(toGnuPG); err != nil {
+			return err
+		}
+		if pub.Len() > 0 {
+			return writeAtomic(own, pub.Bytes(), 0o644)
+		}
+		if fi, err := os.Stat(own); err == nil && fi.Size() > 0 && r.opt.Warn != nil {
+			r.opt.Warn(fmt.Sprintf("the keys of %s are now in GnuPG's %s; %s is removed", own, r.target, own))
+		}
+		return removeIfEmpty(own)
+	}
 	writeSec := func() error { return writeAtomic(filepath.Join(r.home, secringName), sec.Bytes(), 0o600) }
 	first, second := writeSec, writePub
 	if order == publicFirst {
@@ -843,7 +890,7 @@ func (r *Ring) Delete(fingerprints []string, secretToo, force bool) (int, error)
 		}
 		drop := map[*Key]bool{}
 		for _, k := range sel {
-			if k.from != "" {
+			if !r.writableInGnuPG(k) {
 				return false, k.inGnuPGError("delete it with gpg --delete-keys")
 			}
 			if (k.sec != nil || k.inAgent(true)) && !secretToo {
