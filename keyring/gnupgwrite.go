@@ -99,6 +99,22 @@ func (r *Ring) lockGnuPG() (func(), error) {
 	}, nil
 }
 
+// keepOutOfDamaged leaves a gpg ring that could be read only in part as
+// it is: the change goes to pubring.pgp, as where gpg's ring is not
+// written, and Warn says so. Rewriting it would drop what follows the
+// damage, which gpg may still hold dear.
+func (r *Ring) keepOutOfDamaged() {
+	for _, d := range r.damage {
+		if !d.own && d.File == r.target {
+			if r.opt.Warn != nil {
+				r.opt.Warn(fmt.Sprintf("%s is damaged at byte %d and not rewritten: the change is kept in %s", d.File, d.Offset, filepath.Join(r.home, pubringName)))
+			}
+			r.target = ""
+			return
+		}
+	}
+}
+
 // toGnuPG reports whether save puts k into gpg's ring: every key gpg
 // can read there, except one that only the other of gpg's rings holds
 // (a home with both pubring.kbx and pubring.gpg) and pgpstream did not

@@ -423,6 +423,7 @@ const (
 // and the directory synced, before the next begins. A crash leaves every
 // file old or new, never half of one.
 func (r *Ring) save(order saveOrder) error {
+	r.keepOutOfDamaged()
 	var pub, sec bytes.Buffer
 	var toGnuPG []*Key
 	for _, k := range r.keys {
