@@ -22,9 +22,10 @@ import (
 // the public keys in pubring.kbx (gpg 2.1 and later) and pubring.gpg
 // (the packet ring of gpg 1.x and of homes made with --keyring), and
 // uses the secret keys gpg-agent keeps in private-keys-v1.d through the
-// agent, as gpg does. It never writes, renames or locks any of gpg's
-// files: what pgpstream imports or makes goes to its own pubring.pgp and
-// secring.pgp in the same directory, where gpg does not look.
+// agent, as gpg does. Changes to public keys are saved into gpg's public
+// ring under gpg's lock (gnupgwrite.go); secret keys pgpstream makes or
+// imports go to its own secring.pgp, and trustdb.gpg and the agent's
+// files are never written.
 const (
 	kbxName      = "pubring.kbx"
 	gpgRingName  = "pubring.gpg"

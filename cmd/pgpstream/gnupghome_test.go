@@ -145,15 +145,19 @@ func TestGnuPGHome(t *testing.T) {
 		t.Errorf("a failed signature left its output")
 	}
 
-	// An import goes to pgpstream's own pubring.pgp; deleting gpg's key
-	// is refused (a secret key the agent holds is deleted through the
-	// agent: TestGnuPGDeleteSecret).
+	// An import goes to gpg's own pubring.kbx, where gpg lists it;
+	// deleting a public key whose secret part the agent holds is refused
+	// as gpg refuses it (the secret key is deleted through the agent:
+	// TestGnuPGDeleteSecret). Nothing else of gpg's changes.
 	other := t.TempDir()
 	mustRun(t, nil, "--homedir", other, "--batch", "--passphrase", "", "--quick-gen-key", "Stream <s@pgpstream.test>")
 	pub := mustRun(t, nil, "--homedir", other, "--export")
 	mustRun(t, pub, "--homedir", h.Dir, "--batch", "--import")
-	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.pgp")); err != nil {
-		t.Errorf("the import did not go to pubring.pgp: %v", err)
+	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.pgp")); err == nil {
+		t.Errorf("the import went to pubring.pgp, not to gpg's ring")
+	}
+	if !strings.Contains(string(h.Run(nil, "gpg", "--batch", "--list-keys")), "s@pgpstream.test") {
+		t.Errorf("gpg does not list the key pgpstream imported")
 	}
 	if !strings.Contains(string(ps("--list-keys")), "s@pgpstream.test") {
 		t.Errorf("the imported key is not listed")
@@ -162,7 +166,7 @@ func TestGnuPGHome(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--delete-keys", keys[0].fpr}, "gpg --delete-keys"},
+		{[]string{"--delete-keys", keys[0].fpr}, "--delete-secret-keys"},
 	} {
 		code, _, stderr := runInProcess(nil, append([]string{"--homedir", h.Dir, "--batch", "--yes"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
@@ -172,6 +176,9 @@ func TestGnuPGHome(t *testing.T) {
 
 	after := gnupgFiles(t, h.Dir)
 	for name, sum := range before {
+		if name == "pubring.kbx" {
+			continue // the import's, checked above through gpg
+		}
 		if after[name] != sum {
 			t.Errorf("gpg's %s changed", name)
 		}

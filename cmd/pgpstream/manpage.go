@@ -239,9 +239,9 @@ func manFiles(r *roff) {
 	} {
 		r.tp(`\fI`+esc(f[0])+`\fR`, f[1]+".")
 	}
-	r.para("In a GnuPG home (--homedir ~/.gnupg, or $GNUPGHOME) pgpstream also reads gpg's files and writes none of them:")
+	r.para("In a GnuPG home (--homedir ~/.gnupg, or $GNUPGHOME) pgpstream also uses gpg's files; of them it writes only gpg's public ring:")
 	for _, f := range [][2]string{
-		{"pubring.kbx, pubring.gpg", "gpg's public keys"},
+		{"pubring.kbx, pubring.gpg", "gpg's public keys; changes to public keys are saved into pubring.kbx (or an existing pubring.gpg where there is no keybox) under gpg's lock, FILE.lock"},
 		{"private-keys-v1.d", "gpg-agent's secret keys, used through the agent, which pgpstream starts there as gpg does unless --no-autostart"},
 		{"trustdb.gpg", "the validity gpg computed for each key"},
 		{"common.conf", "read for use-keyboxd: keyboxd's database is not read, and pgpstream says so"},

@@ -853,16 +853,8 @@ func resolveHome(flag string) (home, from string) {
 // and gpg 1.x's secret ring, which gpg 2.1 and later move into the agent
 // the first time they run in the home.
 func gnupgHomeNote(home string) (string, error) {
-	b, err := bounded.ReadFile(filepath.Join(home, "common.conf"), bounded.Config)
-	if errors.Is(err, bounded.ErrTooLarge) {
-		return "", err
-	}
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if strings.TrimSpace(line) == "use-keyboxd" {
-				return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used", home), nil
-			}
-		}
+	if keyring.UsesKeyboxd(home) {
+		return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used, and the keys pgpstream imports stay in its pubring.pgp", home), nil
 	}
 	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
 		return "", nil
