@@ -324,3 +324,72 @@ func TestGnuPGPasswd(t *testing.T) {
 		t.Errorf("the new passphrase: %v", err)
 	}
 }
+
+// TestGnuPGSaveLegacyAndMove: in a home whose gpg keeps pubring.gpg (and
+// no keybox), an import is saved into pubring.gpg, no keybox is made, and
+// the keys an earlier pgpstream left in the home's pubring.pgp move there
+// too; gpg lists all of them.
+func TestGnuPGSaveLegacyAndMove(t *testing.T) {
+	h := gnupgtest.New(t)
+	t.Cleanup(func() { killAgent(h.Dir) })
+	if err := os.WriteFile(filepath.Join(h.Dir, "pubring.gpg"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.GenKey("Legacy <legacy@gpg.test>", "ed25519", "cv25519", "")
+
+	// An earlier pgpstream's own ring in the home, and a key to import.
+	made := func(uid string) []byte {
+		home := t.TempDir()
+		r, err := Open(home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Generate(GenOptions{UserID: uid}); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.Export(&b, nil, false, false); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	if err := os.WriteFile(filepath.Join(h.Dir, "pubring.pgp"), made("Old <old@pgpstream.test>"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenWith(h.Dir, Options{GnuPGHome: h.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Import(bytes.NewReader(made("New <new@pgpstream.test>"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.kbx")); err == nil {
+		t.Errorf("a keybox was made beside gpg's pubring.gpg")
+	}
+	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.pgp")); err == nil {
+		t.Errorf("pubring.pgp is still there after its keys moved")
+	}
+	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.gpg.lock")); err == nil {
+		t.Errorf("gpg's lock was left behind")
+	}
+	got := string(h.Run(nil, "gpg", "--batch", "--list-keys"))
+	for _, s := range []string{"legacy@gpg.test", "old@pgpstream.test", "new@pgpstream.test"} {
+		if !strings.Contains(got, s) {
+			t.Errorf("gpg does not list %s:\n%s", s, got)
+		}
+	}
+	// And pgpstream reads the same ring back, once per key.
+	r, err = OpenWith(h.Dir, Options{GnuPGHome: h.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list bytes.Buffer
+	if err := r.ListKeys(&list, nil, false, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"legacy@gpg.test", "old@pgpstream.test", "new@pgpstream.test"} {
+		if strings.Count(list.String(), s) != 1 {
+			t.Errorf("pgpstream lists %s %d times:\n%s", s, strings.Count(list.String(), s), list.String())
+		}
+	}
+}
