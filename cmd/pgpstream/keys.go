@@ -14,8 +14,6 @@ import (
 	"github.com/pgpstream/pgpstream/packet"
 )
 
-func openRing(st *state, o *options) (*keyring.Ring, error) { return o.openRing(st) }
-
 func cmdImport(st *state, o *options) error {
 	ring, err := openRing(st, o)
 	if err != nil {
@@ -299,7 +297,7 @@ func (k *ringKeys) Passphrase() ([]byte, error) {
 func agentOptions(st *state, o *options) keyring.AgentOptions {
 	pp := newPassphrases(st, o)
 	return keyring.AgentOptions{
-		Session: o.agentSession(st),
+		Session: agentSession(st, o),
 		Passphrase: func(p keyring.AgentPrompt) ([]byte, error) {
 			agentKeyHint(st, o, p) // prompt.go
 			return pp.GetFor(agentPrompt(p.Desc), false)

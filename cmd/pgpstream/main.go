@@ -133,6 +133,7 @@ type state struct {
 	// truncated by the second file's run.
 	ask        *ask.Asker
 	statusFile *statusWriter
+	homeNoted  bool // the GnuPG-home note was given (openRing)
 }
 
 // Every line pgpstream writes to standard error (or --logger-fd) goes

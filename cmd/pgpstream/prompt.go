@@ -34,7 +34,7 @@ func askerOf(st *state, o *options) (*ask.Asker, error) {
 		Yes: o.yes, Batch: o.batch, NoTTY: o.noTTY,
 		PinentryMode:  o.pinentryMode,
 		NoSymkeyCache: o.noSymkeyCache,
-		Session:       func() *agent.Session { return o.agentSession(st) },
+		Session:       func() *agent.Session { return agentSession(st, o) },
 		Hold:          st.holdProgress,
 		Infof:         st.infof,
 	}
@@ -134,7 +134,7 @@ func agentKeyHint(st *state, o *options, p keyring.AgentPrompt) {
 // keyring's secret keys of a GnuPG home and the passphrase questions
 // share: made the first time it is asked for, connected the first time
 // either needs the agent, closed when the command ends.
-func (o *options) agentSession(st *state) *agent.Session {
+func agentSession(st *state, o *options) *agent.Session {
 	if st.agent == nil {
 		st.agent = &agent.Session{
 			Home:         o.home,
