@@ -38,7 +38,7 @@ import (
 // gnupgTarget is the gpg ring save writes, a full path, or "" when keys
 // stay in pgpstream's own files.
 func (r *Ring) gnupgTarget() string {
-	if r.gnupg == "" || filepath.Clean(r.gnupg) != filepath.Clean(r.home) || UsesKeyboxd(r.gnupg) {
+	if r.gnupg == "" || filepath.Clean(r.gnupg) != filepath.Clean(r.home) || keyboxdHome(r.gnupg) {
 		return ""
 	}
 	kbx := filepath.Join(r.gnupg, kbxName)
@@ -57,18 +57,30 @@ func fileExists(path string) bool {
 }
 
 // UsesKeyboxd reports whether the GnuPG home dir keeps its public keys
-// in gpg 2.4's keyboxd: a line "use-keyboxd" in its common.conf.
-func UsesKeyboxd(dir string) bool {
+// in gpg 2.4's keyboxd: a line "use-keyboxd" in its common.conf. A
+// common.conf that cannot be read (other than missing) is an error.
+func UsesKeyboxd(dir string) (bool, error) {
 	b, err := bounded.ReadFile(filepath.Join(dir, "common.conf"), bounded.Config)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
-		return false
+		return false, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.TrimSpace(line) == "use-keyboxd" {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
+}
+
+// keyboxdHome is UsesKeyboxd for the decision to write gpg's ring: a
+// common.conf that cannot be read counts as keyboxd's, so that gpg's
+// ring is written only where it is known to be gpg's store.
+func keyboxdHome(dir string) bool {
+	yes, err := UsesKeyboxd(dir)
+	return yes || err != nil
 }
 
 // lockGnuPG takes gpg's dotlock on the ring save will write, if any, and
@@ -76,7 +88,7 @@ func UsesKeyboxd(dir string) bool {
 func (r *Ring) lockGnuPG() (func(), error) {
 	r.target = r.gnupgTarget()
 	if r.target == "" {
-		if r.gnupg != "" && UsesKeyboxd(r.gnupg) && r.opt.Warn != nil && !r.keyboxdTold {
+		if r.gnupg != "" && keyboxdHome(r.gnupg) && r.opt.Warn != nil && !r.keyboxdTold {
 			r.keyboxdTold = true
 			r.opt.Warn(fmt.Sprintf("%s keeps GnuPG's keys in keyboxd, which pgpstream does not write: the change is kept in %s", r.gnupg, filepath.Join(r.home, pubringName)))
 		}

@@ -852,7 +852,9 @@ func resolveHome(flag string) (home, from string) {
 // and gpg 1.x's secret ring, which gpg 2.1 and later move into the agent
 // the first time they run in the home.
 func gnupgHomeNote(home string) (string, error) {
-	if keyring.UsesKeyboxd(home) {
+	if yes, err := keyring.UsesKeyboxd(home); err != nil {
+		return "", err
+	} else if yes {
 		return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used, and the keys pgpstream imports stay in its pubring.pgp", home), nil
 	}
 	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
