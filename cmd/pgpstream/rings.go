@@ -1,0 +1,131 @@
+package main
+
+// Opening the home's keys for a command: the runtime half of the options
+// that name them (--homedir, --keyring, --no-default-keyring), which
+// check has already validated.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pgpstream/pgpstream/internal/bounded"
+	"github.com/pgpstream/pgpstream/keyring"
+)
+
+// openRing opens the keys of the home in use. --keyring FILE adds the
+// certificates in FILE (binary or armored OpenPGP, or a keybox) and
+// --no-default-keyring leaves the home's keys out, as in gpg; pgpstream
+// then works on a private copy that is removed afterwards, so neither
+// the home nor FILE is written (commands that change keys refuse
+// --keyring, in check).
+func openRing(st *state, o *options) (*keyring.Ring, error) {
+	if !st.homeNoted && !o.noDefaultRing {
+		st.homeNoted = true
+		note, err := gnupgHomeNote(o.home)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			st.warnf("%s", note)
+		}
+	}
+	if !o.noDefaultRing && len(o.keyrings) == 0 {
+		return ringAt(st, o, o.home)
+	}
+	dir, err := os.MkdirTemp("", "pgpstream-keyring-*")
+	if err != nil {
+		return nil, err
+	}
+	st.onCleanup(func() { os.RemoveAll(dir) })
+	if !o.noDefaultRing {
+		limits := map[string]bounded.Limit{"pubring.pgp": bounded.KeyData, "secring.pgp": bounded.KeyData, "ownertrust.txt": bounded.OwnerTrust}
+		for _, name := range []string{"pubring.pgp", "secring.pgp", "ownertrust.txt"} {
+			b, err := bounded.ReadFile(filepath.Join(o.home, name), limits[name])
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, name), b, 0o600)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	gnupg := "-"
+	if !o.noDefaultRing && keyring.IsGnuPGHome(o.home) {
+		gnupg = o.home // gpg's rings and agent stay in use beside FILE
+	}
+	ring, err := ringWith(st, o, dir, gnupg, o.home)
+	if err != nil {
+		return nil, err
+	}
+	for _, file := range o.keyrings {
+		if !strings.ContainsRune(file, '/') {
+			file = filepath.Join(o.home, file) // as gpg reads a bare name
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("--keyring: %w", err)
+		}
+		fi, _ := f.Stat()
+		if fi != nil && fi.Mode().IsRegular() && fi.Size() == 0 || file == os.DevNull {
+			f.Close()
+			continue // an empty keyring, as gpg creates them
+		}
+		_, err = ring.Import(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--keyring %s: %w", file, err)
+		}
+	}
+	return ring, nil
+}
+
+// ringAt opens the ring in dir with the options' key policy, and says
+// what the keyring warns about (a home others may read) unless
+// --no-permission-warning.
+func ringAt(st *state, o *options, dir string) (*keyring.Ring, error) {
+	return ringWith(st, o, dir, "", "")
+}
+
+// ringWith is ringAt with the GnuPG home whose rings and agent are used
+// (keyring.Options.GnuPGHome). copyOf, when not "", is the home whose
+// files dir holds private copies of (see openRing): they may be written,
+// and are named as the home's in warnings.
+//
+// A ring file of the home that is damaged is a warning, and its keys
+// before the damage are used, as gpg uses the keys it can read. A change
+// that would write it again needs --yes, which first keeps the damaged
+// file beside it (keyring.Options.RewriteDamaged).
+func ringWith(st *state, o *options, dir, gnupg, copyOf string) (*keyring.Ring, error) {
+	opt := keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, AllowNonSelfSignedUID: o.allowNonSelfsignedUID, GnuPGHome: gnupg, Agent: agentOptions(st, o), RewriteDamaged: o.yes}
+	if copyOf == "" {
+		opt.Warn = func(w string) { st.warnf("%s", w) }
+	} else {
+		opt.RewriteDamaged = true // a copy, removed afterwards
+	}
+	r, err := keyring.OpenWith(dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range r.Damage() {
+		file := d.File
+		if copyOf != "" && filepath.Dir(file) == dir {
+			file = filepath.Join(copyOf, filepath.Base(file))
+		}
+		st.warnf("%s: reading stopped at byte %d: %v; %d key(s) before it are used, nothing after it", file, d.Offset, d.Err, d.Keys)
+	}
+	r.SetTrustModel(o.trustModelName())
+	r.SetTrustParams(o.trustParams())
+	if !o.noPermissionWarning {
+		for _, w := range r.Warnings() {
+			// gpg's wording and capitals, which users search for.
+			st.say("WARNING: %s", w)
+		}
+	}
+	return r, nil
+}
