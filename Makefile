@@ -80,10 +80,10 @@ test-purego:
 # QEMU is needed: without it this fails rather than pass having tested
 # nothing.
 QEMU_ARM64 ?= $(shell command -v qemu-aarch64 || command -v qemu-aarch64-static)
-# internal/startfds is left out: its tests start the test binary again as
-# a child, which qemu-user cannot exec, and it has no code that differs
-# by architecture.
-ARM64_INTERNAL = $(shell $(GO) list ./internal/... | grep -v /internal/startfds)
+# internal/startfds and internal/dotlock are left out: their tests start
+# the test binary again as a child, which qemu-user cannot exec, and they
+# have no code that differs by architecture.
+ARM64_INTERNAL = $(shell $(GO) list ./internal/... | grep -v -e /internal/startfds -e /internal/dotlock)
 ARM64_PKGS = $(ARM64_INTERNAL) ./packet ./iobuf
 test-arm64:
 	@test -n "$(QEMU_ARM64)" || { echo "test-arm64: needs qemu-aarch64 (apt-get install qemu-user)"; exit 1; }
