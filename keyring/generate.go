@@ -40,6 +40,12 @@ type GenOptions struct {
 	Usage string
 	// Expires is when the primary key expires; zero: never.
 	Expires time.Time
+	// Created is the key's creation time (and its self-signatures');
+	// zero: now. A caller that computes Expires from a relative expiry
+	// ("2y") passes the time it computed it from, so that the lifetime
+	// written is exactly what was asked, not a second short when the
+	// clock ticks between the two.
+	Created time.Time
 	// AllowDuplicate makes a key even when one with the same user ID is
 	// in the ring (gpg's --yes); otherwise that is refused.
 	AllowDuplicate bool
@@ -74,6 +80,10 @@ func genConfig(opt GenOptions) (*packet.Config, error) {
 		DefaultHash:   crypto.SHA256,
 		DefaultCipher: packet.CipherAES256,
 		Time:          clock.Now,
+	}
+	if !opt.Created.IsZero() {
+		created := opt.Created
+		cfg.Time = func() time.Time { return created }
 	}
 	if opt.V6 {
 		// A v6 key advertises SEIPD v2 with OCB preferred. A v4 key

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	gcpacket "github.com/ProtonMail/go-crypto/openpgp/packet"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/keyring"
@@ -122,7 +124,8 @@ func cmdGenKey(st *state, o *options) error {
 	if len(args) > 3 && args[3] != "" && args[3] != "-" {
 		expire = args[3]
 	}
-	exp, err := parseExpireArg(expire)
+	opt.Created = clock.Now().Truncate(time.Second)
+	exp, err := parseExpireAt(expire, opt.Created)
 	if err != nil {
 		return err
 	}

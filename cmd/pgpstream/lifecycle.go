@@ -43,8 +43,11 @@ func (lc *lifeCtx) passFunc() keyring.PassphraseFunc {
 	}
 }
 
-func parseExpireArg(s string) (time.Time, error) {
-	t, err := keyring.ParseExpire(s, clock.Now())
+func parseExpireArg(s string) (time.Time, error) { return parseExpireAt(s, clock.Now()) }
+
+// parseExpireAt is parseExpireArg for an expiry relative to now.
+func parseExpireAt(s string, now time.Time) (time.Time, error) {
+	t, err := keyring.ParseExpire(s, now)
 	if err != nil {
 		return time.Time{}, usageError{msg: err.Error(), hints: []string{"EXPIRE is never, an ISO date (2030-01-31), seconds=N, or N with d, w, m or y"}}
 	}
