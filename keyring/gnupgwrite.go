@@ -45,15 +45,11 @@ func (r *Ring) gnupgTarget() string {
 	if _, err := os.Stat(kbx); err == nil {
 		return kbx
 	}
-	if ring := filepath.Join(r.gnupg, gpgRingName); fileExists(ring) {
+	ring := filepath.Join(r.gnupg, gpgRingName)
+	if _, err := os.Stat(ring); err == nil {
 		return ring
 	}
 	return kbx
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // UsesKeyboxd reports whether the GnuPG home dir keeps its public keys
@@ -249,20 +245,4 @@ func (r *Ring) saveGnuPG(keys []*Key) error {
 // unchangedIn reports whether k is as gpg's ring file name holds it.
 func (k *Key) unchangedIn(name string) bool {
 	return k.from == name && k.storedRing != nil && bytes.Equal(k.pub.ringBytes(), k.storedRing)
-}
-
-// removeIfEmpty removes path when it holds nothing any more, durably
-// (the directory synced): pubring.pgp once its keys moved into gpg's
-// ring.
-func removeIfEmpty(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("keyring: removing %s: %w", path, err)
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	d.Sync()
-	return nil
 }

@@ -456,7 +456,11 @@ func (r *Ring) save(order saveOrder) error {
 		if fi, err := os.Stat(own); err == nil && fi.Size() > 0 && r.opt.Warn != nil {
 			r.opt.Warn(fmt.Sprintf("the keys of %s are now in GnuPG's %s; %s is removed", own, r.target, own))
 		}
-		return removeIfEmpty(own)
+		// Nothing of pgpstream's own is left: pubring.pgp goes, durably.
+		if err := atomicfile.Remove(own); err != nil {
+			return fmt.Errorf("keyring: removing %s: %w", own, err)
+		}
+		return nil
 	}
 	writeSec := func() error { return writeAtomic(filepath.Join(r.home, secringName), sec.Bytes(), 0o600) }
 	first, second := writeSec, writePub

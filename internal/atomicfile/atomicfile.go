@@ -452,3 +452,14 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 	_, err = t.Install(true)
 	return err
 }
+
+// Remove removes path durably: the directory is synced, so that a file
+// written after it is never on disk while path still is. A path that is
+// already gone is not an error.
+func Remove(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	syncDir(path)
+	return nil
+}
