@@ -121,6 +121,10 @@ type SignatureResult struct {
 	KeyRevoked bool
 	KeyExpired time.Time
 	Err        error // why, for SigBad, SigError, SigUnchecked, SigRejected
+	// Digest is the hash value the signature was checked against (over
+	// the data and the signature's trailer), when it verified: what
+	// identifies the signature in a TOFU history, as gpg records it.
+	Digest []byte
 }
 
 // sigHash is one running hash over the literal data. Signatures that
@@ -532,11 +536,12 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 		return r
 	}
 	for i, k := range keys {
-		h, err := p.hh.clone()
+		hc, err := p.hh.clone()
 		if err != nil {
 			r.Err = err
 			return r
 		}
+		h := &summingHash{Hash: hc}
 		if gs.Hash == crypto.RIPEMD160 && (k.Key.PubKeyAlgo == gcpacket.PubKeyAlgoRSA || k.Key.PubKeyAlgo == gcpacket.PubKeyAlgoRSASignOnly) {
 			err = verifyRSARIPEMD160(k.Key, h, gs)
 		} else {
@@ -544,6 +549,7 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 		}
 		if err == nil {
 			r.Key, r.KeyRevoked, r.KeyExpired, r.Err = k.Key, k.Revoked, k.Expired, nil
+			r.Digest = h.sum
 			r.Status = v.verdict(sig, k, now)
 			if r.Status == SigRejected {
 				r.Err = fmt.Errorf("%w: %v", ErrRejectedHash, sig.Hash)
@@ -560,6 +566,20 @@ func (v *verifier) check(p *pendingSig) SignatureResult {
 		}
 	}
 	return r
+}
+
+// summingHash keeps the value its last Sum returned: the verification
+// (go-crypto's or verifyRSARIPEMD160) finishes the hash itself, and the
+// value is the signature's digest.
+type summingHash struct {
+	hash.Hash
+	sum []byte
+}
+
+func (h *summingHash) Sum(b []byte) []byte {
+	out := h.Hash.Sum(b)
+	h.sum = out[len(b):]
+	return out
 }
 
 // ErrRejectedHash is the reason for SigRejected.

@@ -231,6 +231,13 @@ func (r *Ring) ImportWith(rd io.Reader, opt ImportOptions) (ImportStats, error) 
 		// The ring was not written: nothing was imported.
 		return ImportStats{Notes: st.Notes}, err
 	}
+	var changed []string
+	for _, ik := range st.Keys {
+		if ik.Flags&^16 != 0 {
+			changed = append(changed, ik.Fingerprint)
+		}
+	}
+	r.tofuKeyChanged(changed)
 	return st, errors.Join(errs...)
 }
 

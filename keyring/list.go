@@ -542,6 +542,7 @@ func (k *Key) writeColons(w io.Writer, lc *listCtx, now time.Time) {
 		f[9] = escape.Colon(u.name)
 		originFields(f, u.meta)
 		colonRecord(w, f)
+		lc.tfsRecord(w, k, u.name)
 		lc.sigRecords(w, k, u.sigs)
 	}
 	for _, ss := range subs {

@@ -30,6 +30,9 @@ type ListOptions struct {
 	CheckSigs          bool // --check-sigs: the same, each one verified
 	ShowOnly           bool // keys read from a file (--show-keys): no ring, no validity
 	JSON               bool // --json: the keys as JSON (see list_json.go), not gpg's formats
+	// TOFUInfo is --with-tofu-info: under the TOFU trust models a tfs
+	// record after each uid record, its binding's policy and history.
+	TOFUInfo bool
 }
 
 // SigCounts is what --check-sigs found.

@@ -79,6 +79,7 @@ type Ring struct {
 
 	trustParams TrustParams // see SetTrustParams
 	web         *web        // the web of trust, computed on first use (wot.go)
+	tofu        tofuState   // the TOFU history, opened on first use (tofu.go)
 }
 
 // Options is the policy a Ring applies to the keys it reads.

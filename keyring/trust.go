@@ -53,6 +53,10 @@ func (t OwnerTrust) Letter() string {
 // Word is the validity as gpg prints it after a user ID: [ultimate].
 func (t OwnerTrust) Word() string {
 	switch t {
+	case TrustExpired:
+		return "expired"
+	case TrustUndefined:
+		return "undefined"
 	case TrustNever:
 		return "never"
 	case TrustMarginal:
@@ -197,6 +201,8 @@ func (r *Ring) Validity(fpr, model string) OwnerTrust {
 			return TrustUnknown
 		}
 		return t
+	case ModelTOFU, ModelTOFUPGP:
+		return r.tofuModelValidity(fpr, "", model)
 	default:
 		if t == TrustUltimate {
 			return TrustUltimate
@@ -222,6 +228,9 @@ func (r *Ring) RecipientValidity(rc Recipient, model string) OwnerTrust {
 // trustdb.gpg gives that user ID; under ModelDirect the key's validity,
 // the same for all.
 func (r *Ring) UserIDValidity(fpr, uid, model string) OwnerTrust {
+	if isTOFU(model) {
+		return r.tofuModelValidity(fpr, uid, model)
+	}
 	if model == ModelDirect || r.OwnerTrust(fpr) == TrustUltimate {
 		return r.Validity(fpr, model)
 	}

@@ -299,6 +299,8 @@ func dispatch(st *state, o *options) error {
 		return cmdExportOwnerTrust(st, o)
 	case commandQuickSetOwnertrust:
 		return cmdQuickSetOwnerTrust(st, o)
+	case commandTOFUPolicy:
+		return cmdTOFUPolicy(st, o)
 	case commandDumpOptionTable:
 		return dumpOptionTable(st)
 	case commandGpgconfList:

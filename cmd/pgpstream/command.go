@@ -49,6 +49,7 @@ const (
 	commandExportOwnertrust
 	commandQuickSetOwnertrust
 	commandCheckTrustDB
+	commandTOFUPolicy
 	commandUpdateTrustDB
 	commandEditKey
 	commandSignKey

@@ -15,16 +15,17 @@ import (
 // first argument) is completed from, where they are a closed set. A test
 // runs each one through the parser, so none is offered that fails.
 var argValues = map[string][]string{
-	"cipher-algo":      {"AES128", "AES192", "AES256"},
-	"compress-algo":    {"none", "zip", "zlib"},
-	"digest-algo":      {"SHA256", "SHA384", "SHA512", "SHA224", "SHA3-256", "SHA3-512", "SHA1"},
-	"aead-algo":        {"OCB", "EAX", "GCM"},
-	"pinentry-mode":    {"default", "ask", "loopback", "cancel", "error"},
-	"trust-model":      {"pgp", "classic", "direct", "always", "auto"},
-	"keyid-format":     {"none", "short", "0xshort", "long", "0xlong"},
-	"key-version":      {"4", "6"},
-	"print-completion": {"bash", "zsh", "fish"},
-	"disable-hwf":      hwf.Names(),
+	"cipher-algo":         {"AES128", "AES192", "AES256"},
+	"compress-algo":       {"none", "zip", "zlib"},
+	"digest-algo":         {"SHA256", "SHA384", "SHA512", "SHA224", "SHA3-256", "SHA3-512", "SHA1"},
+	"aead-algo":           {"OCB", "EAX", "GCM"},
+	"pinentry-mode":       {"default", "ask", "loopback", "cancel", "error"},
+	"trust-model":         {"pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto"},
+	"tofu-default-policy": {"auto", "good", "unknown", "bad", "ask"},
+	"keyid-format":        {"none", "short", "0xshort", "long", "0xlong"},
+	"key-version":         {"4", "6"},
+	"print-completion":    {"bash", "zsh", "fish"},
+	"disable-hwf":         hwf.Names(),
 }
 
 // completionShells are the shells --print-completion writes for.

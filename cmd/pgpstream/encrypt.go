@@ -127,6 +127,7 @@ type chosenRecipient struct {
 // is not found gets gpg's INV_RECP and FAILURE status lines.
 func collectRecipients(st *state, o *options, sw *statusWriter) ([]chosenRecipient, error) {
 	var out []chosenRecipient
+	var fromRing []*keyring.Key // the recipients' keys the ring has
 	var ring *keyring.Ring
 	open := func() error {
 		if ring != nil {
@@ -170,6 +171,7 @@ func collectRecipients(st *state, o *options, sw *statusWriter) ([]chosenRecipie
 				}
 			}
 			out = append(out, chosenRecipient{rc, hidden})
+			fromRing = append(fromRing, rc.Key)
 		}
 		return nil
 	}
@@ -228,6 +230,20 @@ func collectRecipients(st *state, o *options, sw *statusWriter) ([]chosenRecipie
 		for _, spec := range o.hiddenEncryptTo {
 			if err := add(spec, true, false); err != nil {
 				return nil, err
+			}
+		}
+	}
+	if m := o.trustModelName(); ring != nil && (m == keyring.ModelTOFU || m == keyring.ModelTOFUPGP) {
+		// gpg records each message encrypted to a key under the TOFU
+		// models once its recipients are chosen; a failure is a warning.
+		seen := map[string]bool{}
+		for _, k := range fromRing {
+			if seen[k.Fingerprint()] {
+				continue
+			}
+			seen[k.Fingerprint()] = true
+			if err := ring.RegisterEncryption(k); err != nil {
+				st.warnf("failed to register encryption to %s with the TOFU history: %v", k.Fingerprint(), err)
 			}
 		}
 	}

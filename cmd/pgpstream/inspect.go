@@ -45,6 +45,7 @@ func inspectArgsOf(o *options) inspectArgs {
 		Sigs:               o.listSigs,
 		CheckSigs:          o.checkSigs,
 		JSON:               a.json,
+		TOFUInfo:           o.withTOFUInfo,
 	}
 	return a
 }

@@ -315,13 +315,7 @@ func partDates(p keyring.KeyPart) string {
 	return fmt.Sprintf("created: %s  %s: %s", p.Created.UTC().Format(time.DateOnly), word, exp)
 }
 
-func trustWord(t keyring.OwnerTrust) string {
-	switch t {
-	case keyring.TrustUndefined:
-		return "undefined"
-	}
-	return t.Word()
-}
+func trustWord(t keyring.OwnerTrust) string { return t.Word() }
 
 func uidValidityWord(e *keyEditor, fpr string, u keyring.UserIDView) string {
 	switch {

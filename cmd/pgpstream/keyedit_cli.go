@@ -97,8 +97,9 @@ func dispatchKeyCommands(st *state, o *options) (ok bool, err error) {
 // command is a report. --update-trustdb also asks the owner trust of
 // each introducer that has none, as gpg does.
 func cmdCheckTrustDB(st *state, o *options, update bool) error {
-	switch model := o.trustModelName(); model {
-	case keyring.ModelPGP:
+	model := o.trustModelName()
+	switch model {
+	case keyring.ModelPGP, keyring.ModelTOFUPGP:
 	default:
 		if !st.quiet {
 			st.say("no need for a trustdb check with '%s' trust model", model)
@@ -122,7 +123,7 @@ func cmdCheckTrustDB(st *state, o *options, update bool) error {
 		st.say("no ultimately trusted keys found")
 		return nil
 	}
-	st.say("marginals needed: %d  completes needed: %d  trust model: pgp", rep.Params.Marginals, rep.Params.Completes)
+	st.say("marginals needed: %d  completes needed: %d  trust model: %s", rep.Params.Marginals, rep.Params.Completes, model)
 	for _, d := range rep.Depths {
 		st.say("depth: %d  valid: %3d  signed: %3d  trust: %d-, %dq, %dn, %dm, %df, %du",
 			d.Depth, d.Valid, d.Signed, d.Unknown, d.Undefined, d.Never, d.Marginal, d.Full, d.Ultimate)

@@ -234,12 +234,13 @@ func manFiles(r *roff) {
 		{"pubring.pgp", "the public keys, as OpenPGP packets"},
 		{"secring.pgp", "the secret keys (mode 0600)"},
 		{"ownertrust.txt", "owner trust, as --import-ownertrust sets it"},
+		{"tofu.db", "the TOFU history (--trust-model tofu, tofu+pgp), gpg's own SQLite file; in a GnuPG home gpg's, shared with it"},
 		{"pgpstream.lock", "the lock writers take (flock(2)); never stale"},
 		{"FILE.damaged", "a damaged ring, kept when --yes lets a change write it anew"},
 	} {
 		r.tp(`\fI`+esc(f[0])+`\fR`, f[1]+".")
 	}
-	r.para("In a GnuPG home (--homedir ~/.gnupg, or $GNUPGHOME) pgpstream also uses gpg's files; of them it writes only gpg's public ring:")
+	r.para("In a GnuPG home (--homedir ~/.gnupg, or $GNUPGHOME) pgpstream also uses gpg's files; of them it writes only gpg's public ring and, under the TOFU models, tofu.db:")
 	for _, f := range [][2]string{
 		{"pubring.kbx, pubring.gpg", "gpg's public keys; changes to public keys are saved into pubring.kbx (or an existing pubring.gpg where there is no keybox) under gpg's lock, FILE.lock"},
 		{"private-keys-v1.d", "gpg-agent's secret keys, used through the agent, which pgpstream starts there as gpg does unless --no-autostart"},
@@ -311,6 +312,9 @@ var statusDocs = map[string]string{
 	"TRUST_MARGINAL":      "the same, marginally valid",
 	"TRUST_FULLY":         "the same, fully valid",
 	"TRUST_ULTIMATE":      "the same, ultimately valid (a key of your own)",
+	"TOFU_USER":           "under the TOFU models, after a good signature: the binding (fingerprint and address) the next TOFU_STATS is about",
+	"TOFU_STATS":          "that binding's history: summary, signatures, encryptions, policy, first and last signature and encryption, validity, days with signatures and with encryptions",
+	"TOFU_STATS_LONG":     "the same in words, as on standard error",
 	"KEY_CONSIDERED":      "a key was looked at; flags bit 0: it was not selected, bit 1: none of its subkeys could be used",
 	"INV_RECP":            "a recipient was refused; reason 10: the key is not valid (see --trust-model)",
 	"INV_SGNR":            "a signing key was refused",
@@ -409,15 +413,15 @@ func manSafety(r *roff) {
 func manDifferences(r *roff) {
 	r.macro("SH", "DIFFERENCES FROM GPG")
 	for _, s := range []string{
-		"With no home named, an existing ~/.gnupg is the home, as for gpg; with none, pgpstream makes ~/.pgpstream, not ~/.gnupg. In a GnuPG home gpg's files are read, never written.",
+		"With no home named, an existing ~/.gnupg is the home, as for gpg; with none, pgpstream makes ~/.pgpstream, not ~/.gnupg. In a GnuPG home of gpg's files only the public ring and tofu.db are written, under gpg's locks.",
 		"Messages are written with AES alone; Camellia, IDEA, 3DES, CAST5, Blowfish and Twofish are read, never written (see --version). Compression is off unless asked for (-z, --compress-algo).",
 		"--force-aead writes what gpg 2.4 writes; --force-seipdv2 writes RFC 9580 SEIPD v2, which gpg 2.2 and 2.4 cannot read.",
 		"-r or -u with a pattern that matches several keys is an error; gpg 2.2 takes the first.",
-		"There is no web of trust and no --sign-key or --edit-key: owner trust (--import-ownertrust, --quick-set-ownertrust), gpg's validities in a GnuPG home and --trust-model decide what is valid.",
+		"Under the TOFU models pgpstream never prompts about a conflict, as gpg does not in --batch: --tofu-policy decides. Two keys count as cross-signed only when each certified the other's user ID with the address (gpg 2.2 also counts a key whose matching user ID is followed by another, and then reports no conflict).",
 		"A failed run leaves no output file, and an input holds one message: whatever follows it is an error (gpg 2.2 leaves the file, and drops or half-reports what follows).",
 		"Keys are fetched only when asked: there is no default keyserver, and -r EMAIL looks in the Web Key Directory only with --auto-key-locate wkd.",
 		"--use-embedded-filename takes only a plain base name and writes it in the current directory; a name that is empty, . or .., has a / or a control character is refused (gpg 2.2 writes whatever the message names, ../evil too).",
-		"--textmode is refused for writing, -z outside 0..9 is an error, and gpg options pgpstream lacks are errors naming them.",
+		"-z outside 0..9 is an error, and gpg options pgpstream lacks are errors naming them.",
 		"The first line of --version is gpg's, so that clients read a version they accept; the second names pgpstream.",
 	} {
 		r.bullet(s)

@@ -15,6 +15,7 @@ import (
 	"github.com/pgpstream/pgpstream/internal/hwf"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
+	"github.com/pgpstream/pgpstream/tofu"
 )
 
 // How the command line is read.
@@ -128,6 +129,8 @@ type options struct {
 	// Listings and inspection.
 	listFingerprint, withSubkeyFpr, withKeygrip bool
 	withKeyOrigin                               bool
+	withTOFUInfo                                bool        // --with-tofu-info
+	tofuDefault                                 tofu.Policy // --tofu-default-policy
 	listSigs, checkSigs                         bool
 	importOpts                                  importOpts     // --import-options
 	keyOrigin                                   keyring.Origin // --key-origin, for --import
@@ -359,6 +362,7 @@ var baseOptions = []optDef{
 	{long: "import-ownertrust", kind: kCommand, cmd: commandImportOwnertrust, cat: catCommand, usage: "set owner trust from FILEs or standard input, lines FINGERPRINT:LEVEL: (6 ultimate, 5 full, 4 marginal, 3 never, 2 undefined)"},
 	{long: "export-ownertrust", kind: kCommand, cmd: commandExportOwnertrust, cat: catCommand, usage: "print the owner trust set, as --import-ownertrust reads it"},
 	{long: "quick-set-ownertrust", kind: kCommand, cmd: commandQuickSetOwnertrust, cat: catCommand, usage: "set a key's owner trust: FINGERPRINT unknown|undefined|never|marginal|full|ultimate"},
+	{long: "tofu-policy", kind: kCommand, cmd: commandTOFUPolicy, cat: catCommand, usage: "POLICY KEY...: set the TOFU policy (auto, good, unknown, bad or ask) of each KEY's user IDs that are not revoked, in the history gpg shares (tofu.db)"},
 	{long: "check-trustdb", kind: kCommand, cmd: commandCheckTrustDB, cat: catCommand, usage: "compute every key's validity from the certifications and owner trust (gpg's pgp model) and report it as gpg does"},
 	{long: "update-trustdb", kind: kCommand, cmd: commandUpdateTrustDB, cat: catCommand, usage: "--check-trustdb, asking the owner trust of each introducer that has none (not in --batch)"},
 	{long: "edit-key", kind: kCommand, cmd: commandEditKey, cat: catCommand, usage: "KEY [COMMAND...]: change a key with gpg's menu (gpg> on the terminal, GET_LINE keyedit.prompt on --command-fd): sign, lsign, tsign, trust, expire, adduid, deluid, revuid, primary, addkey, revkey, passwd, key N, uid N, list, save, quit"},
@@ -460,7 +464,7 @@ var baseOptions = []optDef{
 	{long: "default-cert-level", arg: "N", cat: catKeys, usage: "the certification level of new certifications, 0 (generic, the default) to 3", set: setInt("default-cert-level", func(o *options) *int { return &o.keys.certLevel })},
 	{long: "expert", cat: catKeys, usage: "--edit-key's addkey offers gpg's expert menu (ECC keys)", set: setBool(func(o *options) *bool { return &o.keys.expert })},
 	{long: "no-expert", cat: catKeys, hidden: true, usage: "undo --expert", set: clearBool(func(o *options) *bool { return &o.keys.expert })},
-	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid, and so are the keys they certify, as gpg's web of trust has it), direct (a key is as valid as its owner trust) or always (every key is used); -r keys that are not valid are refused, as in gpg", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
+	{long: "trust-model", arg: "MODEL", cat: catKeys, usage: "pgp (default: keys made here, or given ultimate owner trust, are valid, and so are the keys they certify, as gpg's web of trust has it), tofu (a key is as valid as its history of use says: see --tofu-policy), tofu+pgp (the better of the two), direct (a key is as valid as its owner trust) or always (every key is used); -r keys that are not valid are refused, as in gpg", set: oneOf("trust-model", func(o *options) *string { return &o.trustModel }, "pgp", "classic", "tofu", "tofu+pgp", "direct", "always", "auto")},
 
 	// Input and output.
 	{long: "output", short: 'o', arg: "FILE", cat: catIO, usage: "write to FILE (- for standard output)", set: setString(func(o *options) *string { return &o.outputName })},
@@ -537,7 +541,16 @@ var baseOptions = []optDef{
 	{long: "override-session-key-fd", arg: "N", cat: catKeys, usage: "--override-session-key with the key read as one line from file descriptor N", set: setInt("override-session-key-fd", func(o *options) *int { return &o.overrideSessionKeyFd })},
 	{long: "faked-system-time", arg: "TIME", cat: catKeys, usage: "work at TIME (seconds since 1970, or YYYYMMDDTHHMMSS in UTC) for new signatures and keys and for expiry; with ! at the end the clock stands still there", set: func(o *options, v string) (err error) { o.fakedTime, err = parseFakedTime(v); return err }},
 	{long: "json", cat: catKeys, usage: "--list-packets, --list-keys and --show-keys as JSON (see docs/INSPECT.md)", set: setBool(func(o *options) *bool { return &o.json })},
-	{long: "with-tofu-info", kind: kNoop, usage: "pgpstream keeps no TOFU history, so a listing has no tfs records (as gpg's has none outside the tofu models)"},
+	{long: "with-tofu-info", cat: catKeys, usage: "under --trust-model tofu or tofu+pgp, a tfs record after each uid record of --with-colons: the binding's TOFU policy and history, as gpg writes it", set: setBool(func(o *options) *bool { return &o.withTOFUInfo })},
+	{long: "tofu-default-policy", arg: "POLICY", cat: catKeys, usage: "what a TOFU binding whose policy is auto is worth: auto (marginal, the default), good (full), unknown, bad (never) or ask (undefined)", set: func(o *options, v string) error {
+		p, err := tofu.ParsePolicy(v)
+		if err != nil {
+			return usagef("--tofu-default-policy: %v", err)
+		}
+		o.tofuDefault = p
+		return nil
+	}},
+	{long: "tofu-db-format", arg: "FORMAT", kind: kNoop, usage: "obsolete in gpg too: the TOFU history is gpg's one format, tofu.db"},
 	{long: "key-origin", arg: "ORIGIN[,URL]", cat: catKeys, usage: "where the keys --import reads come from (file, url, wkd, dane or ks; self, ks-pref and unknown record nothing), recorded with new keys and user IDs as gpg records it: fields 19 and 20 of --with-colons", set: setKeyOrigin},
 	{long: "no-sk-comments", kind: kNoop, usage: "obsolete in gpg too"},
 	{long: "enable-progress-filter", kind: kNoop, usage: "PROGRESS status lines come with --progress"},
@@ -785,19 +798,6 @@ func parseOptions(argv []string) (*options, error) {
 					return nil, fmt.Errorf("%s: %w", t.where, err)
 				}
 				return nil, err
-			}
-			if strings.HasPrefix(o.trustModel, "tofu") {
-				// pgpstream keeps no TOFU history. The pgp model is
-				// what remains of tofu+pgp without it: every key it
-				// finds valid, gpg's tofu+pgp finds valid too, so
-				// nothing is used that gpg would refuse; it is said
-				// once, not refused, as gpg.conf is shared with gpg.
-				where := "--trust-model"
-				if t.where != "" {
-					where = t.where + ": trust-model"
-				}
-				o.confWarnings = append(o.confWarnings, fmt.Sprintf("%s %s: pgpstream keeps no TOFU history and uses the pgp model", where, o.trustModel))
-				o.trustModel = "pgp"
 			}
 		}
 	}

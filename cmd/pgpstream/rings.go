@@ -121,6 +121,7 @@ func ringWith(st *state, o *options, dir, gnupg, copyOf string) (*keyring.Ring, 
 	}
 	r.SetTrustModel(o.trustModelName())
 	r.SetTrustParams(o.trustParams())
+	r.SetTOFUDefault(o.tofuDefault)
 	if !o.noPermissionWarning {
 		for _, w := range r.Warnings() {
 			// gpg's wording and capitals, which users search for.

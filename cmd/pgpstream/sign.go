@@ -21,6 +21,7 @@ import (
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/internal/escape"
+	"github.com/pgpstream/pgpstream/internal/mailbox"
 	"github.com/pgpstream/pgpstream/keyring"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -410,6 +411,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 			s.status.Write(status.KeyRevoked{})
 		}
 		var validity string
+		var afterVerdict func() // what gpg reports after the verdict line
 		switch {
 		case !keyExpired.IsZero():
 			// gpg writes no TRUST_ line for an expired key.
@@ -417,9 +419,12 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		case always:
 			validity = " [unknown]"
 		default:
-			validity = s.trust(owner)
+			validity, afterVerdict = s.trust(owner, r, uid)
 		}
 		st.say("%s signature from \"%s\"%s", verdict, uid, validity)
+		if afterVerdict != nil {
+			afterVerdict()
+		}
 		switch r.Status {
 		case filter.SigExpired:
 			st.say("Signature expired %s",
@@ -455,61 +460,10 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 // mailbox_from_userid), else the whole of it, control bytes C-escaped.
 func gpgSignerUID(raw string) string {
 	uid := escape.Printable(raw)
-	if addr, ok := mailboxOf(uid); ok {
+	if addr, ok := mailbox.FromUserID(uid); ok {
 		return addr
 	}
 	return uid
-}
-
-// mailboxOf is gpg's mailbox_from_userid: the part between '<' and '>'
-// when it looks like an address, or the whole string when it is one,
-// lowercased.
-func mailboxOf(uid string) (string, bool) {
-	addr := uid
-	if i := strings.IndexByte(uid, '<'); i >= 0 {
-		j := strings.IndexByte(uid[i+1:], '>')
-		if j <= 0 {
-			return "", false
-		}
-		addr = uid[i+1 : i+1+j]
-	} else if !plainMailbox(uid) {
-		return "", false
-	}
-	at := strings.IndexByte(addr, '@')
-	if strings.Count(addr, "@") != 1 || at == 0 || strings.HasSuffix(addr, "@") ||
-		strings.HasSuffix(addr, ".") || strings.ContainsAny(addr, " \t") ||
-		strings.Contains(addr[at:], "..") {
-		return "", false
-	}
-	for i := 0; i < len(addr); i++ {
-		if addr[i] < 0x20 || addr[i] == 0x7f {
-			return "", false
-		}
-	}
-	return strings.ToLower(addr), true
-}
-
-// plainMailbox is gpg's is_valid_mailbox for a user ID that is only an
-// address: one '@', not first or last, no ".." after it, and only the
-// characters RFC 5322's dot-atom allows (bytes from 0x80 up pass).
-func plainMailbox(s string) bool {
-	at := strings.IndexByte(s, '@')
-	if at <= 0 || at == len(s)-1 || strings.Count(s, "@") != 1 || strings.Contains(s[at:], "..") ||
-		strings.HasSuffix(s, ".") {
-		return false
-	}
-	const alnum = "0123456789_-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 0x80 || c == '@':
-		case i < at && (strings.IndexByte(alnum, c) >= 0 || strings.IndexByte("!#$%&'*+/=?^`{|}~", c) >= 0):
-		case i > at && strings.IndexByte(alnum, c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // notations reports a good signature's policy URL and notations as gpg

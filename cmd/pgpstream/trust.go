@@ -5,34 +5,49 @@ import (
 	"strings"
 
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
+	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
 // trustModelName is the trust model in use: gpg's names, with pgp for
-// classic and auto (the TOFU models are made pgp, with a warning, where
-// the options are parsed).
+// classic and auto.
 func (o *options) trustModelName() string {
 	switch o.trustModel {
 	case "direct":
 		return keyring.ModelDirect
 	case "always":
 		return keyring.ModelAlways
+	case "tofu":
+		return keyring.ModelTOFU
+	case "tofu+pgp":
+		return keyring.ModelTOFUPGP
 	}
 	return keyring.ModelPGP
 }
 
-// trustLine writes what gpg writes after a good signature: the signer's
-// validity as a TRUST_ status line and after the user ID on standard error.
-// Under --trust-model always gpg says neither, and neither does pgpstream.
-func (s *sigReporter) trust(k *keyring.Key) (word string) {
+// trust is what gpg writes after a good signature by k: the signer's
+// validity as a TRUST_ status line and, returned, after the user ID uid
+// on standard error. Under --trust-model always gpg says neither, and
+// neither does pgpstream. Under the TOFU models the signature is first
+// recorded in the history, which gpg reports after the verdict line: that
+// is after, which writes the history and the TRUST_ line; the word is the
+// user ID's validity before.
+func (s *sigReporter) trust(k *keyring.Key, r filter.SignatureResult, uid string) (word string, after func()) {
 	if s.trustModel == keyring.ModelAlways || k == nil || s.ring == nil {
-		return ""
+		return "", nil
+	}
+	if s.trustModel == keyring.ModelTOFU || s.trustModel == keyring.ModelTOFUPGP {
+		w := s.ring.UserIDValidity(k.Fingerprint(), uid, s.trustModel)
+		return " [" + w.Word() + "]", func() {
+			v := s.tofuTrust(k, r)
+			s.status.Write(status.Trust{Level: trustLevel(v), Model: s.trustModel})
+		}
 	}
 	v := s.ring.Validity(k.Fingerprint(), s.trustModel)
 	s.status.Write(status.Trust{Level: trustLevel(v), Model: s.trustModel})
-	return " [" + v.Word() + "]"
+	return " [" + v.Word() + "]", nil
 }
 
 // trustLevel is the TRUST_ line gpg writes for a signer of validity v.

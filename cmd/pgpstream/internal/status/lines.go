@@ -92,6 +92,33 @@ type Trust struct {
 	Model string
 }
 
+// TofuUser: the TOFU binding the TOFU_STATS line after it is about, a
+// key and an address.
+type TofuUser struct {
+	Fpr   string
+	Email string
+}
+
+// TofuStats: a TOFU binding's history, gpg's fields in gpg's order:
+// the summary (0 needs attention, else Validity), the signatures and
+// encryptions counted, the policy, the first and last signature and
+// encryption seen, the validity of the history (1 to 4), the days with
+// signatures and with encryptions.
+type TofuStats struct {
+	Summary           int
+	Signatures        int64
+	Encryptions       int64
+	Policy            string
+	FirstSig, LastSig int64
+	FirstEnc, LastEnc int64
+	Validity          int
+	SigDays, EncDays  int64
+}
+
+// TofuStatsLong: the history in words, as gpg shows it on standard
+// error, '~' standing for a space that must not wrap.
+type TofuStatsLong struct{ Text Text }
+
 // TrustLevel names a TRUST_ keyword.
 type TrustLevel int
 
@@ -346,6 +373,9 @@ func (KeyExpired) Keyword() string        { return "KEYEXPIRED" }
 func (NoPubkey) Keyword() string          { return "NO_PUBKEY" }
 func (t Trust) Keyword() string           { return trustKeywords[t.Level] }
 func (KeyConsidered) Keyword() string     { return "KEY_CONSIDERED" }
+func (TofuUser) Keyword() string          { return "TOFU_USER" }
+func (TofuStats) Keyword() string         { return "TOFU_STATS" }
+func (TofuStatsLong) Keyword() string     { return "TOFU_STATS_LONG" }
 func (InvRecp) Keyword() string           { return "INV_RECP" }
 func (InvSgnr) Keyword() string           { return "INV_SGNR" }
 func (NoSeckey) Keyword() string          { return "NO_SECKEY" }
@@ -420,7 +450,7 @@ var All = []Line{
 	NewSig{}, GoodSig{}, ExpSig{}, ExpKeySig{}, RevKeySig{}, BadSig{}, ErrSig{},
 	ValidSig{}, SigID{}, KeyRevoked{}, KeyExpired{}, NoPubkey{},
 	Trust{Level: TrustUndefined}, Trust{Level: TrustNever}, Trust{Level: TrustMarginal},
-	Trust{Level: TrustFully}, Trust{Level: TrustUltimate},
+	Trust{Level: TrustFully}, Trust{Level: TrustUltimate}, TofuUser{}, TofuStats{}, TofuStatsLong{},
 	KeyConsidered{}, InvRecp{}, InvSgnr{}, NoSeckey{}, EncTo{}, BeginDecryption{},
 	EndDecryption{}, DecryptionKey{}, DecryptionInfo{}, DecryptionOkay{},
 	DecryptionFailed{}, GoodMDC{}, BadMDC{}, Plaintext{}, PlaintextLength{},

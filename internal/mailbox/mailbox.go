@@ -1,0 +1,57 @@
+// Package mailbox finds the e-mail address in a user ID as gpg does
+// (its mailbox_from_userid), which decides what a signer's user ID
+// subpacket names and which user IDs share an address for TOFU.
+package mailbox
+
+import "strings"
+
+// FromUserID is gpg's mailbox_from_userid: the part between '<' and '>'
+// when it looks like an address, or the whole string when it is one,
+// lowercased.
+func FromUserID(uid string) (string, bool) {
+	addr := uid
+	if i := strings.IndexByte(uid, '<'); i >= 0 {
+		j := strings.IndexByte(uid[i+1:], '>')
+		if j <= 0 {
+			return "", false
+		}
+		addr = uid[i+1 : i+1+j]
+	} else if !plain(uid) {
+		return "", false
+	}
+	at := strings.IndexByte(addr, '@')
+	if strings.Count(addr, "@") != 1 || at == 0 || strings.HasSuffix(addr, "@") ||
+		strings.HasSuffix(addr, ".") || strings.ContainsAny(addr, " \t") ||
+		strings.Contains(addr[at:], "..") {
+		return "", false
+	}
+	for i := 0; i < len(addr); i++ {
+		if addr[i] < 0x20 || addr[i] == 0x7f {
+			return "", false
+		}
+	}
+	return strings.ToLower(addr), true
+}
+
+// plain is gpg's is_valid_mailbox for a user ID that is only an
+// address: one '@', not first or last, no ".." after it, and only the
+// characters RFC 5322's dot-atom allows (bytes from 0x80 up pass).
+func plain(s string) bool {
+	at := strings.IndexByte(s, '@')
+	if at <= 0 || at == len(s)-1 || strings.Count(s, "@") != 1 || strings.Contains(s[at:], "..") ||
+		strings.HasSuffix(s, ".") {
+		return false
+	}
+	const alnum = "0123456789_-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80 || c == '@':
+		case i < at && (strings.IndexByte(alnum, c) >= 0 || strings.IndexByte("!#$%&'*+/=?^`{|}~", c) >= 0):
+		case i > at && strings.IndexByte(alnum, c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
