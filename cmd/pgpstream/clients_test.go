@@ -44,6 +44,7 @@ var clientScenarios = []clientScenario{
 	{"gpgme", "gpgme.sh", []string{"python3-gpg"}},
 	{"gpgme-genkey", "gpgme-genkey.sh", []string{"python3-gpg"}},
 	{"gpgme-flows", "gpgme-flows.sh", []string{"python3-gpg"}},
+	{"gpgme-tofu", "gpgme-tofu.sh", []string{"python3-gpg"}},
 	{"debsign", "debsign.sh", []string{"debsign"}},
 	{"git-remote-gcrypt", "git-remote-gcrypt.sh", []string{"git", "git-remote-gcrypt"}},
 }
