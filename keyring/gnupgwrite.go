@@ -126,13 +126,15 @@ func (r *Ring) keepOutOfDamaged() {
 // toGnuPG reports whether save puts k into gpg's ring: every key gpg
 // can read there, except one that only the other of gpg's rings holds
 // (a home with both pubring.kbx and pubring.gpg) and pgpstream did not
-// change, which stays where it is.
+// change, which stays where it is. What gpg can read is what gpg 2.2's
+// keybox can hold (keybox.CheckKeyblock: v4 keys within its blob size),
+// asked without encoding the blob; the same keys go into pubring.gpg,
+// from which gpg 2.2 reads no v5 or v6 key either.
 func (r *Ring) toGnuPG(k *Key) bool {
 	if k.from != "" && k.from != filepath.Base(r.target) && k.gnupgOnly() {
 		return false
 	}
-	_, err := keybox.EncodeBlob(k.pub.ringBytes(), 0)
-	return err == nil
+	return keybox.CheckKeyblock(k.pub.ringBytes()) == nil
 }
 
 // writableInGnuPG reports whether a change to k (a deletion) may be
