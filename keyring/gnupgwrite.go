@@ -89,17 +89,17 @@ func keyboxdHome(dir string) bool {
 func (r *Ring) lockGnuPG() (func(), error) {
 	r.target = r.gnupgTarget()
 	if r.target == "" {
-		if r.gnupg != "" && keyboxdHome(r.gnupg) && r.opt.Warn != nil && !r.keyboxdTold {
+		if r.gnupg != "" && keyboxdHome(r.gnupg) && !r.keyboxdTold {
 			r.keyboxdTold = true
-			r.opt.Warn(fmt.Sprintf("%s keeps GnuPG's keys in keyboxd, which pgpstream does not write: the change is kept in %s", r.gnupg, filepath.Join(r.home, pubringName)))
+			r.notify(Notice{Kind: NoticeKeyboxd, File: r.gnupg, Kept: filepath.Join(r.home, pubringName)})
 		}
 		return func() {}, nil
 	}
 	var waited bool
 	l, err := dotlock.Take(r.target, dotlock.Options{Waiting: func(lock string, pid int) {
-		if r.opt.Warn != nil && !waited {
+		if !waited {
 			waited = true
-			r.opt.Warn(fmt.Sprintf("waiting for lock %s (held by %d) ...", lock, pid))
+			r.notify(Notice{Kind: NoticeLockWait, File: lock, PID: pid})
 		}
 	}})
 	if err != nil {
@@ -114,32 +114,34 @@ func (r *Ring) lockGnuPG() (func(), error) {
 
 // keepOutOfDamaged leaves a gpg ring that could be read only in part as
 // it is: the change goes to pubring.pgp, as where gpg's ring is not
-// written, and Warn says so. Rewriting it would drop what follows the
+// written (NoticeGnuPGDamaged). Rewriting it would drop what follows the
 // damage, which gpg may still hold dear.
 func (r *Ring) keepOutOfDamaged() {
 	for _, d := range r.damage {
 		if !d.own && d.File == r.target {
-			if r.opt.Warn != nil {
-				r.opt.Warn(fmt.Sprintf("%s is damaged at byte %d and not rewritten: the change is kept in %s", d.File, d.Offset, filepath.Join(r.home, pubringName)))
-			}
+			r.notify(Notice{Kind: NoticeGnuPGDamaged, File: d.File, Offset: d.Offset, Kept: filepath.Join(r.home, pubringName)})
 			r.target = ""
 			return
 		}
 	}
 }
 
-// toGnuPG reports whether save puts k into gpg's ring: every key gpg
-// can read there, except one that only the other of gpg's rings holds
+// toGnuPG reports whether save puts k into gpg's ring, when it writes
+// one: every key gpg can read there, except one that only the other of gpg's rings holds
 // (a home with both pubring.kbx and pubring.gpg) and pgpstream did not
 // change, which stays where it is. What gpg can read is what gpg 2.2's
 // keybox can hold (keybox.CheckKeyblock: v4 keys within its blob size),
 // asked without encoding the blob; the same keys go into pubring.gpg,
-// from which gpg 2.2 reads no v5 or v6 key either.
-func (r *Ring) toGnuPG(k *Key) bool {
-	if k.from != "" && k.from != filepath.Base(r.target) && k.gnupgOnly() {
-		return false
+// from which gpg 2.2 reads no v5 or v6 key either. refused is why not,
+// when the reason is that gpg's ring cannot hold k.
+func (r *Ring) toGnuPG(k *Key) (into bool, refused error) {
+	if r.target == "" || k.from != "" && k.from != filepath.Base(r.target) && k.gnupgOnly() {
+		return false, nil
 	}
-	return keybox.CheckKeyblock(k.pub.ringBytes()) == nil
+	if err := keybox.CheckKeyblock(k.pub.ringBytes()); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // writableInGnuPG reports whether a change to k (a deletion) may be

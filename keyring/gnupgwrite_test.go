@@ -7,6 +7,8 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -239,4 +241,69 @@ func selfSignedCert(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return der
+}
+
+// The facts of a GnuPG home's rings are reported as Notices, each once:
+// a keyboxd home (before it is opened, and at its first change), gpg
+// 1.x's secret ring, and a v6 key, which gpg's keybox cannot hold, kept
+// in pubring.pgp when it is imported and not again at the next change.
+func TestGnuPGNotices(t *testing.T) {
+	home := t.TempDir()
+	if n, err := HomeNotices(home); err != nil || len(n) != 0 {
+		t.Errorf("an empty home: %+v, %v", n, err)
+	}
+	for name, data := range map[string]string{"common.conf": "use-keyboxd\n", "secring.gpg": ""} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keyboxd := Notice{Kind: NoticeKeyboxd, File: home, Kept: filepath.Join(home, pubringName)}
+	want := []Notice{keyboxd, {Kind: NoticeSecring, File: home}}
+	if n, err := HomeNotices(home); err != nil || fmt.Sprint(n) != fmt.Sprint(want) {
+		t.Errorf("HomeNotices: %+v, %v; want %+v", n, err, want)
+	}
+	if err := os.Mkdir(filepath.Join(home, agentKeysDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := HomeNotices(home); len(n) != 1 || n[0] != keyboxd {
+		t.Errorf("with private-keys-v1.d: %+v, want the keyboxd notice alone", n)
+	}
+	var told []Notice
+	r, err := OpenWith(home, Options{Agent: AgentOptions{Disable: true}, Notify: func(n Notice) { told = append(told, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importFile(t, r, filepath.Join(fixtures, "gpg-ed25519-pub.asc"))
+	importFile(t, r, filepath.Join(fixtures, "rfc9580-v6-cert.asc"))
+	if len(told) != 1 || told[0] != keyboxd {
+		t.Errorf("two changes in a keyboxd home told %+v, want %+v once", told, keyboxd)
+	}
+
+	// A home whose gpg keeps pubring.kbx: the v6 key stays in
+	// pubring.pgp, once said.
+	home = t.TempDir()
+	kbx := filepath.Join(home, kbxName)
+	if err := os.WriteFile(kbx, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	told = nil
+	r, err = OpenWith(home, Options{Agent: AgentOptions{Disable: true}, Notify: func(n Notice) { told = append(told, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importFile(t, r, filepath.Join(fixtures, "rfc9580-v6-cert.asc"))
+	importFile(t, r, filepath.Join(fixtures, "gpg-ed25519-pub.asc"))
+	var v6 *Key
+	for _, k := range r.keys {
+		if k.Version() == 6 {
+			v6 = k
+		}
+	}
+	if len(r.keys) != 2 || v6 == nil {
+		t.Fatalf("%d keys, v6 %v", len(r.keys), v6)
+	}
+	if len(told) != 1 || told[0].Kind != NoticeNotInGnuPG || told[0].Key != v6.Fingerprint() || told[0].File != kbx ||
+		told[0].Kept != filepath.Join(home, pubringName) || !errors.Is(told[0].Err, keybox.ErrUnsupportedKey) {
+		t.Errorf("told %+v, want the v6 key kept in pubring.pgp, once", told)
+	}
 }
