@@ -392,13 +392,20 @@ func checkKeyblock(b *Blob) error {
 // body, nil for other versions (the index pads v3 ones, and a v5/v6 key
 // has a 32-byte fingerprint that version 1 blobs cannot hold).
 func v4Fingerprint(body []byte) []byte {
-	if len(body) == 0 || body[0] != 4 || len(body) > 0xffff {
+	if !v4KeyBody(body) {
 		return nil
 	}
 	h := sha1.New()
 	h.Write([]byte{0x99, byte(len(body) >> 8), byte(len(body))})
 	h.Write(body)
 	return h.Sum(nil)
+}
+
+// v4KeyBody reports whether body is a key packet body v4Fingerprint
+// hashes: version 4, and short enough for the two-octet length the hash
+// frames it with.
+func v4KeyBody(body []byte) bool {
+	return len(body) > 0 && body[0] == 4 && len(body) <= 0xffff
 }
 
 // Packets returns the keyblock without gpg's ring-trust packets (tag 12),

@@ -39,55 +39,88 @@ func HeaderBlob(now uint32) []byte {
 	return h
 }
 
+// index is what a keyblock's blob lists besides the keyblock itself, as
+// scanKeyblock finds it: the bodies of the key packets (primary first),
+// the user IDs' bodies by offset and length, the number of signatures,
+// and the lengths of the index and of the whole blob.
+type index struct {
+	keys        [][]byte
+	uids        []uidSpan
+	nsigs       int
+	head, total int
+}
+
+type uidSpan struct{ off, n int }
+
+// Sizes of the index's entries as gpg writes them.
+const keyInfo, uidInfo, sigInfo = 20 + 4 + 2 + 2, 4 + 4 + 2 + 1 + 1, 4
+
+// scanKeyblock walks keyblock's packets once and says what its blob's
+// index holds, or why a version 1 blob cannot hold it: the one place
+// that decides, so that CheckKeyblock and EncodeBlob cannot disagree.
+func scanKeyblock(keyblock []byte) (index, error) {
+	var ix index
+	for rest := keyblock; len(rest) > 0; {
+		off := len(keyblock) - len(rest)
+		h, body, r, err := packet.SplitPacket(rest, int64(off))
+		if err != nil {
+			return ix, fmt.Errorf("keybox: keyblock: %w", err)
+		}
+		bodyOff := len(keyblock) - len(r) - len(body)
+		switch {
+		case off == 0 && h.Tag != packet.TagPublicKey:
+			return ix, fmt.Errorf("keybox: keyblock begins with a %s packet, not a public key", h.Tag)
+		case off != 0 && h.Tag == packet.TagPublicKey:
+			return ix, errors.New("keybox: keyblock holds a second primary key")
+		case h.Tag == packet.TagPublicSubkey && len(body) > 0 && body[0] == '#':
+			// gpg's old comment packets, which its own reader skips
+		case h.Tag == packet.TagPublicKey || h.Tag == packet.TagPublicSubkey:
+			if !v4KeyBody(body) {
+				v := 0
+				if len(body) > 0 {
+					v = int(body[0])
+				}
+				return ix, fmt.Errorf("keybox: a version %d key: %w", v, ErrUnsupportedKey)
+			}
+			ix.keys = append(ix.keys, body)
+		case h.Tag == packet.TagUserID:
+			ix.uids = append(ix.uids, uidSpan{bodyOff, len(body)})
+		case h.Tag == packet.TagSignature:
+			ix.nsigs++
+		}
+		rest = r
+	}
+	if len(ix.keys) == 0 {
+		return ix, errors.New("keybox: empty keyblock")
+	}
+	ix.head = 4 + 1 + 1 + 2 + 4 + 4 + 2 + 2 + len(ix.keys)*keyInfo + 2 + 2 + 2 + len(ix.uids)*uidInfo + 2 + 2 + ix.nsigs*sigInfo + 1 + 1 + 2 + 4 + 4 + 4 + 4
+	ix.total = ix.head + len(keyblock) + checksumLen
+	if ix.total > maxBlobLen {
+		return ix, fmt.Errorf("keybox: a blob of %d bytes is over gpg's limit of %d", ix.total, maxBlobLen)
+	}
+	return ix, nil
+}
+
+// CheckKeyblock returns the error EncodeBlob would return for keyblock,
+// nil when it would encode it, without building the blob: one walk over
+// the packets, no fingerprint hashed and nothing of keyblock copied. It answers whether
+// gpg 2.2 and 2.4 can keep the key in their keybox (a v4 key within gpg's
+// blob size; not a v5 or v6 key).
+func CheckKeyblock(keyblock []byte) error {
+	_, err := scanKeyblock(keyblock)
+	return err
+}
+
 // EncodeBlob is the OpenPGP blob for one transferable public key:
 // keyblock holds its packets as gpg keeps them (ring trust packets
 // included, which gpg reads back as its own), created is the blob's
 // creation time.
 func EncodeBlob(keyblock []byte, created uint32) ([]byte, error) {
-	type uid struct{ off, n int }
-	var fprs [][]byte
-	var uids []uid
-	nsigs := 0
-	for rest := keyblock; len(rest) > 0; {
-		off := len(keyblock) - len(rest)
-		h, body, r, err := packet.SplitPacket(rest, int64(off))
-		if err != nil {
-			return nil, fmt.Errorf("keybox: keyblock: %w", err)
-		}
-		bodyOff := len(keyblock) - len(r) - len(body)
-		switch {
-		case off == 0 && h.Tag != packet.TagPublicKey:
-			return nil, fmt.Errorf("keybox: keyblock begins with a %s packet, not a public key", h.Tag)
-		case off != 0 && h.Tag == packet.TagPublicKey:
-			return nil, errors.New("keybox: keyblock holds a second primary key")
-		case h.Tag == packet.TagPublicSubkey && len(body) > 0 && body[0] == '#':
-			// gpg's old comment packets, which its own reader skips
-		case h.Tag == packet.TagPublicKey || h.Tag == packet.TagPublicSubkey:
-			fp := v4Fingerprint(body)
-			if fp == nil {
-				v := 0
-				if len(body) > 0 {
-					v = int(body[0])
-				}
-				return nil, fmt.Errorf("keybox: a version %d key: %w", v, ErrUnsupportedKey)
-			}
-			fprs = append(fprs, fp)
-		case h.Tag == packet.TagUserID:
-			uids = append(uids, uid{bodyOff, len(body)})
-		case h.Tag == packet.TagSignature:
-			nsigs++
-		}
-		rest = r
+	ix, err := scanKeyblock(keyblock)
+	if err != nil {
+		return nil, err
 	}
-	if len(fprs) == 0 {
-		return nil, errors.New("keybox: empty keyblock")
-	}
-	const keyInfo, uidInfo, sigInfo = 20 + 4 + 2 + 2, 4 + 4 + 2 + 1 + 1, 4
-	head := 4 + 1 + 1 + 2 + 4 + 4 + 2 + 2 + len(fprs)*keyInfo + 2 + 2 + 2 + len(uids)*uidInfo + 2 + 2 + nsigs*sigInfo + 1 + 1 + 2 + 4 + 4 + 4 + 4
-	total := head + len(keyblock) + checksumLen
-	if total > maxBlobLen {
-		return nil, fmt.Errorf("keybox: a blob of %d bytes is over gpg's limit of %d", total, maxBlobLen)
-	}
+	head, total := ix.head, ix.total
 	b := make([]byte, 0, total)
 	be := binary.BigEndian
 	b = be.AppendUint32(b, uint32(total))
@@ -95,10 +128,10 @@ func EncodeBlob(keyblock []byte, created uint32) ([]byte, error) {
 	b = be.AppendUint16(b, 0) // flags: not ephemeral
 	b = be.AppendUint32(b, uint32(head))
 	b = be.AppendUint32(b, uint32(len(keyblock)))
-	b = be.AppendUint16(b, uint16(len(fprs)))
+	b = be.AppendUint16(b, uint16(len(ix.keys)))
 	b = be.AppendUint16(b, keyInfo)
-	for _, fp := range fprs {
-		b = append(b, fp...)
+	for _, body := range ix.keys {
+		b = append(b, v4Fingerprint(body)...)
 		// The key ID is the fingerprint's last eight bytes, eight
 		// bytes back from this field.
 		b = be.AppendUint32(b, uint32(len(b)-8))
@@ -106,17 +139,17 @@ func EncodeBlob(keyblock []byte, created uint32) ([]byte, error) {
 		b = be.AppendUint16(b, 0) // reserved
 	}
 	b = be.AppendUint16(b, 0) // serial number: X.509 only
-	b = be.AppendUint16(b, uint16(len(uids)))
+	b = be.AppendUint16(b, uint16(len(ix.uids)))
 	b = be.AppendUint16(b, uidInfo)
-	for _, u := range uids {
+	for _, u := range ix.uids {
 		b = be.AppendUint32(b, uint32(head+u.off))
 		b = be.AppendUint32(b, uint32(u.n))
 		b = be.AppendUint16(b, 0) // flags
 		b = append(b, 0, 0)       // validity, reserved
 	}
-	b = be.AppendUint16(b, uint16(nsigs))
+	b = be.AppendUint16(b, uint16(ix.nsigs))
 	b = be.AppendUint16(b, sigInfo)
-	b = append(b, make([]byte, nsigs*sigInfo)...)
+	b = append(b, make([]byte, ix.nsigs*sigInfo)...)
 	b = append(b, 0, 0, 0, 0) // ownertrust, all-validity, reserved
 	b = be.AppendUint32(b, 0) // recheck after
 	b = be.AppendUint32(b, 0) // newest timestamp

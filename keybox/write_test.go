@@ -3,11 +3,15 @@ package keybox
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	v2 "github.com/ProtonMail/go-crypto/openpgp/v2"
+
+	"github.com/pgpstream/pgpstream/armor"
 	"github.com/pgpstream/pgpstream/internal/gnupgtest"
 	"github.com/pgpstream/pgpstream/packet"
 )
@@ -123,15 +127,175 @@ func splitForTest(b []byte, off int) (tag int, body, rest []byte, err error) {
 	return int(h.Tag), body, rest, err
 }
 
+// pkt is one packet with a new-format header (RFC 9580 section 4.2.1).
+func pkt(tag byte, body []byte) []byte {
+	h := []byte{0xc0 | tag}
+	switch n := len(body); {
+	case n < 192:
+		h = append(h, byte(n))
+	case n < 8384:
+		h = append(h, byte((n-192)>>8+192), byte(n-192))
+	default:
+		h = append(h, 255, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return append(h, body...)
+}
+
+// keyBody is a key packet body of the given version, as long as n; only
+// its first byte matters to the blob's index.
+func keyBody(version byte, n int) []byte {
+	b := make([]byte, n)
+	b[0] = version
+	return b
+}
+
+// Each keyblock a version 1 blob cannot hold is refused for its own
+// reason, by CheckKeyblock with the same error as EncodeBlob.
 func TestEncodeRefuses(t *testing.T) {
-	if _, err := EncodeBlob([]byte{0xb4, 1, 'x'}, 0); err == nil {
-		t.Error("a keyblock starting with a user ID was encoded")
+	v4 := pkt(6, keyBody(4, 12))
+	uid := pkt(13, []byte("x"))
+	sig := pkt(2, []byte{4, 0x13})
+	cases := []struct {
+		name     string
+		keyblock []byte
+		want     error  // wrapped, when there is a sentinel
+		msg      string // in the error, else
+	}{
+		{"empty", nil, nil, "empty keyblock"},
+		{"a user ID first", pkt(13, []byte("x")), nil, "begins with a user ID packet"},
+		{"a secret key", pkt(5, keyBody(4, 12)), nil, "begins with a secret key packet"},
+		{"a v6 key", pkt(6, keyBody(6, 12)), ErrUnsupportedKey, "a version 6 key"},
+		{"a v5 key", pkt(6, keyBody(5, 12)), ErrUnsupportedKey, "a version 5 key"},
+		{"a v3 key", pkt(6, keyBody(3, 12)), ErrUnsupportedKey, "a version 3 key"},
+		{"an empty key packet", pkt(6, nil), ErrUnsupportedKey, "a version 0 key"},
+		{"a v6 subkey", concat(v4, uid, sig, pkt(14, keyBody(6, 12))), ErrUnsupportedKey, "a version 6 key"},
+		{"a key body over 65535 bytes", pkt(6, keyBody(4, 0x10000)), ErrUnsupportedKey, "a version 4 key"},
+		{"a second primary key", concat(v4, uid, v4), nil, "second primary key"},
+		{"a packet cut short", concat(v4, uid, sig)[:len(v4)+2], nil, "keyblock:"},
+		{"over gpg's 5 MB", concat(v4, pkt(13, make([]byte, maxBlobLen))), nil, "over gpg's limit"},
 	}
-	// A v6 public key packet: version 6 needs a 32-byte fingerprint.
-	v6 := append([]byte{0xc6, 10, 6}, make([]byte, 9)...)
-	if _, err := EncodeBlob(v6, 0); !errors.Is(err, ErrUnsupportedKey) {
-		t.Errorf("v6 key: %v, want ErrUnsupportedKey", err)
+	for _, c := range cases {
+		_, encErr := EncodeBlob(c.keyblock, 0)
+		checkErr := CheckKeyblock(c.keyblock)
+		switch {
+		case encErr == nil:
+			t.Errorf("%s: encoded", c.name)
+		case c.want != nil && !errors.Is(encErr, c.want), !strings.Contains(encErr.Error(), c.msg):
+			t.Errorf("%s: %v, want %v with %q", c.name, encErr, c.want, c.msg)
+		case checkErr == nil || checkErr.Error() != encErr.Error():
+			t.Errorf("%s: CheckKeyblock says %v, EncodeBlob %v", c.name, checkErr, encErr)
+		}
 	}
+	// gpg's old comment packets, tagged as subkeys, are no keys; the
+	// largest blob gpg takes is taken.
+	fits := concat(v4, uid, sig)
+	fits = append(fits, pkt(13, make([]byte, maxBlobLen-len(fits)-200))...)
+	for _, kb := range [][]byte{concat(v4, pkt(14, []byte("#comment")), uid), fits} {
+		if _, err := EncodeBlob(kb, 0); err != nil || CheckKeyblock(kb) != nil {
+			t.Errorf("a keyblock of %d bytes: EncodeBlob %v, CheckKeyblock %v", len(kb), err, CheckKeyblock(kb))
+		}
+	}
+}
+
+func concat(bs ...[]byte) []byte {
+	var out []byte
+	for _, b := range bs {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// CheckKeyblock and EncodeBlob agree on the keys of the repository's
+// fixtures, public and secret, v4 and v6: each transferable key as a
+// keyblock of its own.
+func TestCheckKeyblockFixtures(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"keys", "peers"} {
+		m, err := filepath.Glob(filepath.Join("..", "testdata", dir, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	encoded, refused, v6 := 0, 0, 0
+	for _, file := range files {
+		blocks := fixtureKeyblocks(t, file)
+		// A secret key's certificate, as go-crypto serializes it.
+		for _, kb := range blocks {
+			if h, _, _, err := packet.SplitPacket(kb, 0); err == nil && h.Tag == packet.TagSecretKey {
+				ents, err := v2.ReadKeyRing(bytes.NewReader(kb))
+				if err != nil {
+					continue // locked with a cipher go-crypto refuses, say
+				}
+				var pub bytes.Buffer
+				if err := ents[0].Serialize(&pub); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				blocks = append(blocks, pub.Bytes())
+			}
+		}
+		for i, kb := range blocks {
+			_, encErr := EncodeBlob(kb, 0)
+			checkErr := CheckKeyblock(kb)
+			if (encErr == nil) != (checkErr == nil) || encErr != nil && encErr.Error() != checkErr.Error() {
+				t.Errorf("%s, key %d: CheckKeyblock says %v, EncodeBlob %v", file, i, checkErr, encErr)
+			}
+			switch {
+			case encErr == nil:
+				encoded++
+			case errors.Is(encErr, ErrUnsupportedKey):
+				v6++
+				fallthrough
+			default:
+				refused++
+			}
+		}
+	}
+	// The v4 certificates of gpg, rnp and Sequoia are encoded; the v6
+	// ones of RFC 9580 and go-crypto, and every secret key, are not.
+	if encoded < 10 || refused < 17 || v6 < 3 {
+		t.Errorf("%d keyblocks encoded, %d refused (%d as v6 keys): the fixtures lack a kind", encoded, refused, v6)
+	}
+}
+
+// fixtureKeyblocks is the transferable keys in file, binary or armored,
+// cut at each primary key packet; nil for a file that holds no key.
+func fixtureKeyblocks(t *testing.T, file string) [][]byte {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if armor.IsArmored(data) {
+		r, err := armor.NewReader(bytes.NewReader(data))
+		if err != nil || !strings.HasSuffix(r.Type(), "KEY BLOCK") {
+			return nil
+		}
+		if data, err = io.ReadAll(r); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	var blocks [][]byte
+	start := -1
+	for rest := data; len(rest) > 0; {
+		off := len(data) - len(rest)
+		h, _, r, err := packet.SplitPacket(rest, int64(off))
+		if err != nil {
+			return nil // a message, not a key
+		}
+		if h.Tag == packet.TagPublicKey || h.Tag == packet.TagSecretKey {
+			if start >= 0 {
+				blocks = append(blocks, data[start:off])
+			}
+			start = off
+		} else if start < 0 {
+			return nil
+		}
+		rest = r
+	}
+	if start >= 0 {
+		blocks = append(blocks, data[start:])
+	}
+	return blocks
 }
 
 func TestHeaderBlob(t *testing.T) {
@@ -145,6 +309,9 @@ func FuzzEncodeBlob(f *testing.F) {
 	f.Add([]byte{0xc6, 3, 4, 0, 0})
 	f.Fuzz(func(t *testing.T, kb []byte) {
 		b, err := EncodeBlob(kb, 1)
+		if check := CheckKeyblock(kb); (err == nil) != (check == nil) || err != nil && err.Error() != check.Error() {
+			t.Fatalf("CheckKeyblock says %v, EncodeBlob %v", check, err)
+		}
 		if err != nil {
 			return
 		}

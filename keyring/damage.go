@@ -137,8 +137,7 @@ func (r *Ring) checkRewrite() error {
 }
 
 // keepDamaged copies each damaged ring file of pgpstream's own to a new
-// name beside it before save replaces it, and says so through
-// Options.Warn.
+// name beside it before save replaces it (NoticeDamagedKept).
 func (r *Ring) keepDamaged() error {
 	for _, d := range r.damage {
 		if !d.own {
@@ -148,9 +147,7 @@ func (r *Ring) keepDamaged() error {
 		if err != nil {
 			return fmt.Errorf("keyring: keeping a copy of the damaged %s: %w", d.File, err)
 		}
-		if r.opt.Warn != nil {
-			r.opt.Warn(fmt.Sprintf("%s was damaged at byte %d: it is kept as %s, and written anew from the keys that were read", d.File, d.Offset, kept))
-		}
+		r.notify(Notice{Kind: NoticeDamagedKept, File: d.File, Offset: d.Offset, Kept: kept})
 	}
 	return nil
 }

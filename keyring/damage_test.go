@@ -85,8 +85,8 @@ func TestDamagedRingIsRewrittenOnlyWithConsent(t *testing.T) {
 		t.Fatal("a refused change wrote the ring")
 	}
 
-	var told []string
-	r, err = OpenWith(home, Options{RewriteDamaged: true, Warn: func(s string) { told = append(told, s) }})
+	var told []Notice
+	r, err = OpenWith(home, Options{RewriteDamaged: true, Notify: func(n Notice) { told = append(told, n) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,8 @@ func TestDamagedRingIsRewrittenOnlyWithConsent(t *testing.T) {
 	if b, err := os.ReadFile(path + ".damaged"); err != nil || !bytes.Equal(b, cut) {
 		t.Fatalf("the damaged ring was not kept as it was: %v", err)
 	}
-	if len(told) != 1 {
-		t.Fatalf("told %q, want one warning naming the copy", told)
+	if want := (Notice{Kind: NoticeDamagedKept, File: path, Offset: second, Kept: path + ".damaged"}); len(told) != 1 || told[0] != want {
+		t.Fatalf("told %+v, want one notice naming the copy, %+v", told, want)
 	}
 	r, err = OpenWith(home, Options{})
 	if err != nil || len(r.Damage()) != 0 || len(r.keys) != 2 {

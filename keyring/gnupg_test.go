@@ -276,7 +276,8 @@ func TestGnuPGBrokenKeybox(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "pubring.kbx"), []byte("not a keybox at all"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err = OpenWith(home, Options{Agent: AgentOptions{Disable: true}})
+	var told []Notice
+	r, err = OpenWith(home, Options{Agent: AgentOptions{Disable: true}, Notify: func(n Notice) { told = append(told, n) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +293,10 @@ func TestGnuPGBrokenKeybox(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "pubring.kbx")); string(b) != "not a keybox at all" {
 		t.Errorf("the damaged keybox was rewritten: %q", b)
+	}
+	want := Notice{Kind: NoticeGnuPGDamaged, File: filepath.Join(home, "pubring.kbx"), Offset: 0, Kept: filepath.Join(home, "pubring.pgp")}
+	if len(told) != 1 || told[0] != want {
+		t.Errorf("told %+v, want %+v", told, want)
 	}
 }
 
@@ -356,12 +361,17 @@ func TestGnuPGSaveLegacyAndMove(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.Dir, "pubring.pgp"), made("Old <old@pgpstream.test>"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenWith(h.Dir, Options{GnuPGHome: h.Dir})
+	var told []Notice
+	r, err := OpenWith(h.Dir, Options{GnuPGHome: h.Dir, Notify: func(n Notice) { told = append(told, n) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Import(bytes.NewReader(made("New <new@pgpstream.test>"))); err != nil {
 		t.Fatal(err)
+	}
+	moved := Notice{Kind: NoticeMovedToGnuPG, File: filepath.Join(h.Dir, "pubring.pgp"), Kept: filepath.Join(h.Dir, "pubring.gpg")}
+	if len(told) != 1 || told[0] != moved {
+		t.Errorf("told %+v, want %+v", told, moved)
 	}
 	if _, err := os.Stat(filepath.Join(h.Dir, "pubring.kbx")); err == nil {
 		t.Errorf("a keybox was made beside gpg's pubring.gpg")

@@ -21,9 +21,14 @@ import (
 // rule for such a change is followed: its dotlock on the file
 // (internal/dotlock) is held from before the ring is read again until the
 // new file has its name, and the new file replaces the old whole (the
-// atomic writer). A blob or key pgpstream did not change stays as gpg
-// wrote it, and so do those it cannot read (gpgsm's certificates in the
-// keybox, keys of versions or algorithms pgpstream does not use).
+// atomic writer). Both formats are saved by one walk over the file's
+// units (saveGnuPG): what pgpstream did not change is written back as it
+// was read, and so is what it cannot read. A keybox blob is kept byte for
+// byte as gpg wrote it (gpgsm's certificates, keys of versions or
+// algorithms pgpstream does not use among them); a key of pubring.gpg as
+// load frames it, with the ring trust packets of the key and its user
+// IDs, but not those gpg 2.2 writes after each signature and subkey (its
+// signature cache, which gpg computes again).
 //
 // Keys gpg cannot read (v6 keys: gpg 2.2 and 2.4 read v4 keys only, and
 // the version 1 keybox blob holds 20-byte fingerprints) stay in
@@ -84,17 +89,17 @@ func keyboxdHome(dir string) bool {
 func (r *Ring) lockGnuPG() (func(), error) {
 	r.target = r.gnupgTarget()
 	if r.target == "" {
-		if r.gnupg != "" && keyboxdHome(r.gnupg) && r.opt.Warn != nil && !r.keyboxdTold {
+		if r.gnupg != "" && keyboxdHome(r.gnupg) && !r.keyboxdTold {
 			r.keyboxdTold = true
-			r.opt.Warn(fmt.Sprintf("%s keeps GnuPG's keys in keyboxd, which pgpstream does not write: the change is kept in %s", r.gnupg, filepath.Join(r.home, pubringName)))
+			r.notify(Notice{Kind: NoticeKeyboxd, File: r.gnupg, Kept: filepath.Join(r.home, pubringName)})
 		}
 		return func() {}, nil
 	}
 	var waited bool
 	l, err := dotlock.Take(r.target, dotlock.Options{Waiting: func(lock string, pid int) {
-		if r.opt.Warn != nil && !waited {
+		if !waited {
 			waited = true
-			r.opt.Warn(fmt.Sprintf("waiting for lock %s (held by %d) ...", lock, pid))
+			r.notify(Notice{Kind: NoticeLockWait, File: lock, PID: pid})
 		}
 	}})
 	if err != nil {
@@ -109,30 +114,34 @@ func (r *Ring) lockGnuPG() (func(), error) {
 
 // keepOutOfDamaged leaves a gpg ring that could be read only in part as
 // it is: the change goes to pubring.pgp, as where gpg's ring is not
-// written, and Warn says so. Rewriting it would drop what follows the
+// written (NoticeGnuPGDamaged). Rewriting it would drop what follows the
 // damage, which gpg may still hold dear.
 func (r *Ring) keepOutOfDamaged() {
 	for _, d := range r.damage {
 		if !d.own && d.File == r.target {
-			if r.opt.Warn != nil {
-				r.opt.Warn(fmt.Sprintf("%s is damaged at byte %d and not rewritten: the change is kept in %s", d.File, d.Offset, filepath.Join(r.home, pubringName)))
-			}
+			r.notify(Notice{Kind: NoticeGnuPGDamaged, File: d.File, Offset: d.Offset, Kept: filepath.Join(r.home, pubringName)})
 			r.target = ""
 			return
 		}
 	}
 }
 
-// toGnuPG reports whether save puts k into gpg's ring: every key gpg
-// can read there, except one that only the other of gpg's rings holds
+// toGnuPG reports whether save puts k into gpg's ring, when it writes
+// one: every key gpg can read there, except one that only the other of gpg's rings holds
 // (a home with both pubring.kbx and pubring.gpg) and pgpstream did not
-// change, which stays where it is.
-func (r *Ring) toGnuPG(k *Key) bool {
-	if k.from != "" && k.from != filepath.Base(r.target) && k.gnupgOnly() {
-		return false
+// change, which stays where it is. What gpg can read is what gpg 2.2's
+// keybox can hold (keybox.CheckKeyblock: v4 keys within its blob size),
+// asked without encoding the blob; the same keys go into pubring.gpg,
+// from which gpg 2.2 reads no v5 or v6 key either. refused is why not,
+// when the reason is that gpg's ring cannot hold k.
+func (r *Ring) toGnuPG(k *Key) (into bool, refused error) {
+	if r.target == "" || k.from != "" && k.from != filepath.Base(r.target) && k.gnupgOnly() {
+		return false, nil
 	}
-	_, err := keybox.EncodeBlob(k.pub.ringBytes(), 0)
-	return err == nil
+	if err := keybox.CheckKeyblock(k.pub.ringBytes()); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // writableInGnuPG reports whether a change to k (a deletion) may be
@@ -142,10 +151,13 @@ func (r *Ring) writableInGnuPG(k *Key) bool {
 	return k.from == "" || r.target != "" && k.from == filepath.Base(r.target)
 }
 
-// saveGnuPG writes gpg's ring r.target with the keys toGnuPG picks: the
-// file as it is, each blob or key of it replaced by the ring's version
-// when pgpstream changed it, left out when it was deleted, and new keys
-// at the end.
+// saveGnuPG writes gpg's ring r.target with the keys toGnuPG picks, in
+// one walk over the file's units (ringUnit) whatever its format: each
+// unit as it is, unless it holds a key pgpstream read, which is left out
+// when it was deleted or is a second copy, kept when it is unchanged, and
+// otherwise replaced by the key's encoding; then the new keys, at the
+// end. The format (ringFormat) decides only how the file is cut into
+// units and how a key is encoded as one.
 func (r *Ring) saveGnuPG(keys []*Key) error {
 	path := r.target
 	data, err := bounded.ReadFile(path, bounded.KeyData)
@@ -156,91 +168,136 @@ func (r *Ring) saveGnuPG(keys []*Key) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
+	name := filepath.Base(path)
+	format := formatOf(name, now32())
+	units, err := format.units(path, data)
+	if err != nil {
+		return fmt.Errorf("keyring: %s is not rewritten (repair it with gpg first): %w", path, err)
+	}
 	byFpr := map[string]*Key{}
 	for _, k := range keys {
 		byFpr[k.Fingerprint()] = k
 	}
 	done := map[string]bool{}
-	now := now32()
 	var out bytes.Buffer
-	if filepath.Base(path) == kbxName {
-		blobs, err := keybox.Split(data)
+	put := func(k *Key) error {
+		done[k.Fingerprint()] = true
+		unit, err := format.encode(k)
 		if err != nil {
-			return fmt.Errorf("keyring: %s is not rewritten (repair it with gpg first): %w", path, err)
+			return fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), err)
 		}
-		if len(blobs) == 0 {
-			out.Write(keybox.HeaderBlob(now))
+		out.Write(unit)
+		return nil
+	}
+	for _, u := range units {
+		k := byFpr[u.fpr]
+		switch {
+		case u.fpr == "", k == nil && !r.loaded[u.fpr]:
+			out.Write(u.data) // not a key pgpstream reads
+		case k == nil, done[u.fpr]:
+			// deleted, or a second copy of a key, folded into the first
+		case k.unchangedIn(name):
+			done[u.fpr] = true
+			out.Write(u.data)
+		default:
+			if err := put(k); err != nil {
+				return err
+			}
 		}
-		for _, b := range blobs {
-			if b.Type != 2 || b.Fingerprint == nil {
-				if b.Type != 0 { // an empty blob is a deleted key's: dropped, as gpg compacts them away
-					out.Write(b.Data)
-				}
-				continue
-			}
-			fpr := fmt.Sprintf("%X", b.Fingerprint)
-			k := byFpr[fpr]
-			switch {
-			case k == nil && r.loaded[fpr]:
-				continue // deleted
-			case k == nil:
-				out.Write(b.Data) // a key pgpstream does not read
-				continue
-			case done[fpr]:
-				continue // a second blob of a key, folded into the first
-			}
-			done[fpr] = true
-			if k.unchangedIn(kbxName) {
-				out.Write(b.Data)
-				continue
-			}
-			blob, err := keybox.EncodeBlob(k.pub.ringBytes(), now)
-			if err != nil {
-				return fmt.Errorf("keyring: key %s: %w", fpr, err)
-			}
-			out.Write(blob)
-		}
-		for _, k := range keys {
-			if done[k.Fingerprint()] {
-				continue
-			}
-			blob, err := keybox.EncodeBlob(k.pub.ringBytes(), now)
-			if err != nil {
-				return fmt.Errorf("keyring: key %s: %w", k.Fingerprint(), err)
-			}
-			out.Write(blob)
-		}
-	} else {
-		f := parseRing(path, data)
-		if f.damage != nil {
-			return fmt.Errorf("keyring: %s is not rewritten (repair it with gpg first): %w", path, f.damage)
-		}
-		for _, b := range f.blocks {
-			fp, err := fingerprintOf(b.primary.pkt)
-			if err != nil {
-				out.Write(b.ringBytes())
-				continue
-			}
-			fpr := fmt.Sprintf("%X", fp)
-			k := byFpr[fpr]
-			switch {
-			case k == nil && r.loaded[fpr], k != nil && done[fpr]:
-				continue
-			case k == nil:
-				out.Write(b.ringBytes())
-				continue
-			}
-			done[fpr] = true
-			out.Write(k.pub.ringBytes())
-		}
-		for _, k := range keys {
-			if !done[k.Fingerprint()] {
-				out.Write(k.pub.ringBytes())
+	}
+	for _, k := range keys {
+		if !done[k.Fingerprint()] {
+			if err := put(k); err != nil {
+				return err
 			}
 		}
 	}
 	return writeAtomic(path, out.Bytes(), mode)
 }
+
+// ringUnit is one record of gpg's ring as saveGnuPG walks it: a blob of
+// pubring.kbx, a transferable key of pubring.gpg. fpr is the primary
+// key's fingerprint (upper-case hex) when the unit holds an OpenPGP key
+// it names, "" for a unit that is kept whatever the ring holds (the
+// keybox's header blob, gpgsm's certificates, a key whose fingerprint
+// cannot be computed); data is the unit as written back when kept.
+type ringUnit struct {
+	fpr  string
+	data []byte
+}
+
+// ringFormat is what differs between gpg's two rings for saveGnuPG.
+type ringFormat interface {
+	// units cuts the file at path, as read, into its units; a file it
+	// cannot cut whole is an error, since rewriting it would drop what
+	// follows the damage.
+	units(path string, data []byte) ([]ringUnit, error)
+	// encode is k as a unit of the format.
+	encode(k *Key) ([]byte, error)
+}
+
+// formatOf is the format of gpg's ring file name; now is the time a new
+// keybox's header blob and the blobs written are stamped with.
+func formatOf(name string, now uint32) ringFormat {
+	if name == kbxName {
+		return keyboxFormat{now: now}
+	}
+	return packetRingFormat{}
+}
+
+// keyboxFormat is pubring.kbx: a unit is a blob, as gpg wrote it
+// (keybox.Split), and a key is encoded as gpg 2.2 encodes it
+// (keybox.EncodeBlob).
+type keyboxFormat struct{ now uint32 }
+
+func (f keyboxFormat) units(_ string, data []byte) ([]ringUnit, error) {
+	blobs, err := keybox.Split(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(blobs) == 0 { // a new (or empty) keybox starts with its header
+		return []ringUnit{{data: keybox.HeaderBlob(f.now)}}, nil
+	}
+	units := make([]ringUnit, 0, len(blobs))
+	for _, b := range blobs {
+		u := ringUnit{data: b.Data}
+		switch {
+		case b.Type == 0:
+			continue // an empty blob is a deleted key's: dropped, as gpg compacts them away
+		case b.Type == 2 && b.Fingerprint != nil:
+			u.fpr = fmt.Sprintf("%X", b.Fingerprint)
+		}
+		units = append(units, u)
+	}
+	return units, nil
+}
+
+func (f keyboxFormat) encode(k *Key) ([]byte, error) {
+	return keybox.EncodeBlob(k.pub.ringBytes(), f.now)
+}
+
+// packetRingFormat is pubring.gpg: a unit is a transferable key, framed
+// as load frames it (parseRing) and written back as load read it, with
+// the ring trust packets load keeps; a key is encoded the same way.
+type packetRingFormat struct{}
+
+func (packetRingFormat) units(path string, data []byte) ([]ringUnit, error) {
+	f := parseRing(path, data)
+	if f.damage != nil {
+		return nil, f.damage
+	}
+	units := make([]ringUnit, 0, len(f.blocks))
+	for _, b := range f.blocks {
+		u := ringUnit{data: b.ringBytes()}
+		if fp, err := fingerprintOf(b.primary.pkt); err == nil {
+			u.fpr = fmt.Sprintf("%X", fp)
+		}
+		units = append(units, u)
+	}
+	return units, nil
+}
+
+func (packetRingFormat) encode(k *Key) ([]byte, error) { return k.pub.ringBytes(), nil }
 
 // unchangedIn reports whether k is as gpg's ring file name holds it.
 func (k *Key) unchangedIn(name string) bool {

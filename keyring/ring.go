@@ -103,12 +103,12 @@ type Options struct {
 	Agent AgentOptions
 	// RewriteDamaged lets a change write a pubring.pgp or secring.pgp
 	// that could be read only in part (see Damage): the damaged file is
-	// first kept beside it as FILE.damaged (or .damaged.N), and Warn is
+	// first kept beside it as FILE.damaged (or .damaged.N), and Notify is
 	// told. Without it such a change is refused.
 	RewriteDamaged bool
-	// Warn receives what the ring has to tell after Open returned; nil
-	// drops it.
-	Warn func(string)
+	// Notify receives what the ring has to tell after Open returned, as
+	// facts for the caller to word (Notice); nil drops them.
+	Notify func(Notice)
 }
 
 // Key is one certificate, with its secret part when the ring has it.
@@ -425,23 +425,28 @@ const (
 // file old or new, never half of one.
 func (r *Ring) save(order saveOrder) error {
 	r.keepOutOfDamaged()
+	own := filepath.Join(r.home, pubringName)
 	var pub, sec bytes.Buffer
 	var toGnuPG []*Key
+	var notInGnuPG []Notice // told once the files are written
 	for _, k := range r.keys {
+		into, refused := r.toGnuPG(k)
 		switch {
-		case r.target != "" && r.toGnuPG(k):
+		case into:
 			toGnuPG = append(toGnuPG, k)
 		case !k.gnupgOnly():
 			// A key read from gpg's rings is written to pgpstream's
 			// own only once pgpstream changed it, where gpg's ring is
 			// not written (see gnupgwrite.go).
 			pub.Write(k.pub.ringBytes())
+			if refused != nil && !r.loaded[k.Fingerprint()] {
+				notInGnuPG = append(notInGnuPG, Notice{Kind: NoticeNotInGnuPG, Key: k.Fingerprint(), File: r.target, Kept: own, Err: refused})
+			}
 		}
 		if k.sec != nil {
 			sec.Write(k.sec.bytes())
 		}
 	}
-	own := filepath.Join(r.home, pubringName)
 	writePub := func() error {
 		if r.target == "" {
 			return writeAtomic(own, pub.Bytes(), 0o644)
@@ -454,8 +459,8 @@ func (r *Ring) save(order saveOrder) error {
 		if pub.Len() > 0 {
 			return writeAtomic(own, pub.Bytes(), 0o644)
 		}
-		if fi, err := os.Stat(own); err == nil && fi.Size() > 0 && r.opt.Warn != nil {
-			r.opt.Warn(fmt.Sprintf("the keys of %s are now in GnuPG's %s; %s is removed", own, r.target, own))
+		if fi, err := os.Stat(own); err == nil && fi.Size() > 0 {
+			r.notify(Notice{Kind: NoticeMovedToGnuPG, File: own, Kept: r.target})
 		}
 		// Nothing of pgpstream's own is left: pubring.pgp goes, durably.
 		if err := atomicfile.Remove(own); err != nil {
@@ -471,7 +476,13 @@ func (r *Ring) save(order saveOrder) error {
 	if err := first(); err != nil {
 		return err
 	}
-	return second()
+	if err := second(); err != nil {
+		return err
+	}
+	for _, n := range notInGnuPG {
+		r.notify(n)
+	}
+	return nil
 }
 
 // writeAtomic replaces path with data durably (atomicfile.WriteFile): a

@@ -133,7 +133,9 @@ type state struct {
 	// truncated by the second file's run.
 	ask        *ask.Asker
 	statusFile *statusWriter
-	homeNoted  bool // the GnuPG-home note was given (openRing)
+	homeNoted  bool // the GnuPG home was checked (openRing)
+	// homeNotices are the facts of a home told (notice), each once.
+	homeNotices map[homeNotice]bool
 }
 
 // Every line pgpstream writes to standard error (or --logger-fd) goes

@@ -845,27 +845,6 @@ func resolveHome(flag string) (home, from string) {
 	return keyring.DefaultHome(), "default"
 }
 
-// gnupgHomeNote says, once, what of a GnuPG home pgpstream cannot use.
-// It reads the public keys of pubring.kbx and pubring.gpg and uses the
-// secret keys of private-keys-v1.d through gpg-agent (keyring/gnupg.go);
-// left are gpg 2.4's keyboxd, whose database pgpstream does not read,
-// and gpg 1.x's secret ring, which gpg 2.1 and later move into the agent
-// the first time they run in the home.
-func gnupgHomeNote(home string) (string, error) {
-	if yes, err := keyring.UsesKeyboxd(home); err != nil {
-		return "", err
-	} else if yes {
-		return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream does not read; its secret keys in gpg-agent are used, and the keys pgpstream imports stay in its pubring.pgp", home), nil
-	}
-	if _, err := os.Stat(filepath.Join(home, "secring.gpg")); err != nil {
-		return "", nil
-	}
-	if _, err := os.Stat(filepath.Join(home, "private-keys-v1.d")); err == nil {
-		return "", nil
-	}
-	return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", home), nil
-}
-
 // readConf reads gpg.conf: HOME/gpg.conf, or --options FILE (which must
 // exist), by gpg's grammar (internal/gpgargs): an unknown or unsupported
 // option is a warning naming FILE:LINE, as in gpg, and the line is

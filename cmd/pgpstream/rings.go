@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pgpstream/pgpstream/internal/bounded"
+	"github.com/pgpstream/pgpstream/keybox"
 	"github.com/pgpstream/pgpstream/keyring"
 )
 
@@ -24,12 +25,12 @@ import (
 func openRing(st *state, o *options) (*keyring.Ring, error) {
 	if !st.homeNoted && !o.noDefaultRing {
 		st.homeNoted = true
-		note, err := gnupgHomeNote(o.home)
+		notices, err := keyring.HomeNotices(o.home)
 		if err != nil {
 			return nil, err
 		}
-		if note != "" {
-			st.warnf("%s", note)
+		for _, n := range notices {
+			st.notice(n)
 		}
 	}
 	if !o.noDefaultRing && len(o.keyrings) == 0 {
@@ -104,7 +105,7 @@ func ringAt(st *state, o *options, dir string) (*keyring.Ring, error) {
 func ringWith(st *state, o *options, dir, gnupg, copyOf string) (*keyring.Ring, error) {
 	opt := keyring.Options{AllowWeakKeySignatures: o.allowWeakKeySigs, AllowNonSelfSignedUID: o.allowNonSelfsignedUID, GnuPGHome: gnupg, Agent: agentOptions(st, o), RewriteDamaged: o.yes}
 	if copyOf == "" {
-		opt.Warn = func(w string) { st.warnf("%s", w) }
+		opt.Notify = st.notice
 	} else {
 		opt.RewriteDamaged = true // a copy, removed afterwards
 	}
@@ -129,4 +130,52 @@ func ringWith(st *state, o *options, dir, gnupg, copyOf string) (*keyring.Ring, 
 		}
 	}
 	return r, nil
+}
+
+// notice tells the user a fact the keyring reports (keyring.Notice), in
+// the one wording each kind has here. A fact of the home (keyboxd, gpg
+// 1.x's secret ring) is told once per invocation, whether the check
+// before the ring is opened (openRing) or a change found it.
+func (s *state) notice(n keyring.Notice) {
+	if n.Kind == keyring.NoticeKeyboxd || n.Kind == keyring.NoticeSecring {
+		told := homeNotice{n.Kind, filepath.Clean(n.File)}
+		if s.homeNotices[told] {
+			return
+		}
+		if s.homeNotices == nil {
+			s.homeNotices = map[homeNotice]bool{}
+		}
+		s.homeNotices[told] = true
+	}
+	s.warnf("%s", noticeText(n))
+}
+
+// homeNotice is a fact of a home told (state.notice).
+type homeNotice struct {
+	kind keyring.NoticeKind
+	home string
+}
+
+// noticeText is the warning for n.
+func noticeText(n keyring.Notice) string {
+	switch n.Kind {
+	case keyring.NoticeKeyboxd:
+		return fmt.Sprintf("%s keeps its public keys in gpg 2.4's keyboxd (common.conf: use-keyboxd), which pgpstream neither reads nor writes; its secret keys in gpg-agent are used, and the keys pgpstream imports or changes stay in %s", n.File, n.Kept)
+	case keyring.NoticeSecring:
+		return fmt.Sprintf("%s has gpg 1.x's secring.gpg, which pgpstream does not read: run gpg --list-secret-keys once to move its keys into gpg-agent", n.File)
+	case keyring.NoticeGnuPGDamaged:
+		return fmt.Sprintf("%s is damaged at byte %d and not rewritten: the change is kept in %s", n.File, n.Offset, n.Kept)
+	case keyring.NoticeDamagedKept:
+		return fmt.Sprintf("%s was damaged at byte %d: it is kept as %s, and written anew from the keys that were read", n.File, n.Offset, n.Kept)
+	case keyring.NoticeMovedToGnuPG:
+		return fmt.Sprintf("the keys of %s are now in GnuPG's %s; %s is removed", n.File, n.Kept, n.File)
+	case keyring.NoticeNotInGnuPG:
+		if errors.Is(n.Err, keybox.ErrUnsupportedKey) {
+			return fmt.Sprintf("key %s stays in %s, which gpg does not read: GnuPG's %s holds v4 keys only", n.Key, n.Kept, n.File)
+		}
+		return fmt.Sprintf("key %s stays in %s, which gpg does not read: %v", n.Key, n.Kept, n.Err)
+	case keyring.NoticeLockWait:
+		return fmt.Sprintf("waiting for lock %s (held by %d) ...", n.File, n.PID)
+	}
+	return fmt.Sprintf("%+v", n) // a kind this version does not word
 }
