@@ -56,6 +56,10 @@ const (
 	NoticeNotInGnuPG
 	// NoticeLockWait: the change waits for gpg's lock File, held by PID.
 	NoticeLockWait
+	// NoticeTOFUUnusable: the TOFU history File cannot be opened or
+	// used, Err says why; validity under the TOFU models is undefined.
+	// Told once per Ring.
+	NoticeTOFUUnusable
 )
 
 // notify tells Options.Notify, if set.

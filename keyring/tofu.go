@@ -85,15 +85,13 @@ func (r *Ring) CloseTOFU() error {
 	return err
 }
 
-// tofuFailed reports a history that cannot be used, once, through Warn.
+// tofuFailed reports a history that cannot be used, once.
 func (r *Ring) tofuFailed(err error) {
 	if r.tofu.told {
 		return
 	}
 	r.tofu.told = true
-	if r.opt.Warn != nil {
-		r.opt.Warn(fmt.Sprintf("%v; TOFU validity is undefined", err))
-	}
+	r.notify(Notice{Kind: NoticeTOFUUnusable, File: r.tofuPath(), Err: err})
 }
 
 // ultimateKeyIDs are the key IDs of the keys trusted ultimately.

@@ -176,6 +176,8 @@ func noticeText(n keyring.Notice) string {
 		return fmt.Sprintf("key %s stays in %s, which gpg does not read: %v", n.Key, n.Kept, n.Err)
 	case keyring.NoticeLockWait:
 		return fmt.Sprintf("waiting for lock %s (held by %d) ...", n.File, n.PID)
+	case keyring.NoticeTOFUUnusable:
+		return fmt.Sprintf("%v; TOFU validity is undefined", n.Err)
 	}
 	return fmt.Sprintf("%+v", n) // a kind this version does not word
 }
