@@ -139,10 +139,23 @@ func TestStreamingMemory(t *testing.T) {
 			}
 			// The decrypt side holds back up to 8 MiB for standard
 			// output, which every size fills; beyond that nothing may
-			// grow with the message.
+			// grow with the message. Growth is measured from the second
+			// size: the few allocations a stream makes (about 1 KB per
+			// MiB) fill the Go heap up to the collector's minimum goal
+			// of 4 MB before the first collection, which a 4 GiB stream
+			// reaches and a 64 MiB one does not; that step is bounded by
+			// the goal, not by the message (SEIPD v2 encrypt: 17748,
+			// 18600 and 21064 KiB for 64 MiB, 1 and 4 GiB, with a live
+			// heap under 4 MB and one collection in the largest).
 			const slackKiB = 4 << 10
 			small := sizes[0]
-			for _, big := range sizes[1:] {
+			if len(sizes) > 2 {
+				small = sizes[1]
+			}
+			for _, big := range sizes {
+				if big <= small {
+					continue
+				}
 				for i, name := range []string{"encrypt", "decrypt"} {
 					if grow := rss[big][i] - rss[small][i]; grow > slackKiB {
 						t.Errorf("%s: peak RSS grew by %d KiB from %d MiB to %d MiB", name, grow, small>>20, big>>20)
