@@ -144,6 +144,34 @@ func (r *Ring) tofuValidity(k *Key, uid string) OwnerTrust {
 	return OwnerTrust(t)
 }
 
+// TOFUValidity is k's validity under the TOFU model (or tofu+pgp) from
+// the bindings of its user IDs, or of uid alone when given, and what the
+// history says of each binding, as gpg reports it for a recipient. A
+// history that cannot be used is told once (NoticeTOFUUnusable) and
+// gives undefined validity.
+func (r *Ring) TOFUValidity(k *Key, uid, model string) (OwnerTrust, []tofu.Binding) {
+	db, err := r.TOFU()
+	if err != nil {
+		r.tofuFailed(err)
+		return TrustUndefined, nil
+	}
+	now := clock.Now()
+	t, bindings, err := db.Validity(k.Fingerprint(), k.tofuUserIDs(uid, "", now), now)
+	if err != nil {
+		r.tofuFailed(err)
+		return TrustUndefined, nil
+	}
+	v := OwnerTrust(t)
+	if model == ModelTOFUPGP {
+		pgp := r.Validity(k.Fingerprint(), ModelPGP)
+		if uid != "" {
+			pgp = r.UserIDValidity(k.Fingerprint(), uid, ModelPGP)
+		}
+		v = OwnerTrust(tofu.CombinePGP(t, tofu.Trust(pgp)))
+	}
+	return v, bindings
+}
+
 // tofuModelValidity is Validity (with uid, UserIDValidity) under the
 // TOFU models.
 func (r *Ring) tofuModelValidity(fpr, uid, model string) OwnerTrust {

@@ -86,10 +86,8 @@ func keyIDSpec(spec string) bool {
 }
 
 // tofuTrust is the signer's validity under the TOFU models, once the
-// good signature r is recorded in the history; as gpg, each user ID's
-// history is reported on the status stream (TOFU_USER, TOFU_STATS and,
-// outside a conflict, TOFU_STATS_LONG) and, outside a conflict, on
-// standard error, with gpg's warnings for a key seen little.
+// good signature r is recorded in the history, which is then reported
+// (reportTOFU).
 func (s *sigReporter) tofuTrust(k *keyring.Key, r filter.SignatureResult) keyring.OwnerTrust {
 	signerUID := ""
 	created := clock.Now()
@@ -101,6 +99,18 @@ func (s *sigReporter) tofuTrust(k *keyring.Key, r filter.SignatureResult) keyrin
 		s.st.warnf("TOFU: error registering signature: %v", err)
 		return keyring.TrustUndefined
 	}
+	reportTOFU(s.st, s.status, k.Fingerprint(), bindings)
+	return v
+}
+
+// reportTOFU tells what the history says of the bindings of the key fpr
+// whose validity was just asked for (gpg's show_statistics, from
+// tofu_get_validity): each binding's TOFU_USER, TOFU_STATS and
+// TOFU_STATS_LONG on the status stream and its sentence on standard
+// error, with gpg's warnings for a key seen little; a binding in conflict
+// only on the status stream, with each key it conflicts with, as gpg in
+// --batch. A key trusted ultimately has nothing to tell.
+func reportTOFU(st *state, sw *statusWriter, fpr string, bindings []tofu.Binding) {
 	now := clock.Now().Unix()
 	warn, conflict := false, false
 	for _, b := range bindings {
@@ -110,65 +120,64 @@ func (s *sigReporter) tofuTrust(k *keyring.Key, r filter.SignatureResult) keyrin
 		if b.Policy == tofu.Ask {
 			conflict = true
 			for _, c := range b.Conflicts {
-				s.tofuStats(c.Fingerprint, b.Email, tofu.Ask, c.Stats)
+				tofuStats(sw, c.Fingerprint, b.Email, tofu.Ask, c.Stats)
 			}
 			continue
 		}
-		s.tofuStats(k.Fingerprint(), b.Email, b.Policy, b.Stats)
+		tofuStats(sw, fpr, b.Email, b.Policy, b.Stats)
 		// gpg wraps the sentence at 72 columns, '~' keeping words
 		// together; the status line has it with its line breaks
 		// (%0A), standard error line by line, each escaped whole.
 		long := func(email string) string {
 			t := tofuStatsText(email, b.Stats, now)
-			if s.st.verbose {
+			if st.verbose {
 				t += "  (policy: " + b.Policy.String() + ")"
 			}
 			return formatText(t+"\n", 72, 80)
 		}
-		s.status.Write(status.TofuStatsLong{Text: status.Text(strings.TrimSuffix(long(b.Email), "\n"))})
-		s.sayWrapped(strings.ReplaceAll(long(escape.Human(b.Email)), "~", " "))
+		sw.Write(status.TofuStatsLong{Text: status.Text(strings.TrimSuffix(long(b.Email), "\n"))})
+		sayWrapped(st, strings.ReplaceAll(long(escape.Human(b.Email)), "~", " "))
 		if b.Policy == tofu.Auto {
 			switch b.Stats.Signatures {
 			case 0:
-				s.st.say("Warning: we have yet to see a message signed using this key and user id!")
+				st.say("Warning: we have yet to see a message signed using this key and user id!")
 			case 1:
-				s.st.say("Warning: we've only seen one message signed using this key and user id!")
+				st.say("Warning: we've only seen one message signed using this key and user id!")
 			}
 			switch b.Stats.Encryptions {
 			case 0:
-				s.st.say("Warning: you have yet to encrypt a message to this key!")
+				st.say("Warning: you have yet to encrypt a message to this key!")
 			case 1:
-				s.st.say("Warning: you have only encrypted one message to this key!")
+				st.say("Warning: you have only encrypted one message to this key!")
 			}
 			n, e := b.Stats.Signatures, b.Stats.Encryptions
 			warn = warn || n*n+e*e < 8*8
 		}
 	}
 	if warn && !conflict {
-		s.sayWrapped(formatText("Warning: if you think you've seen more signatures by this key and user id, "+
+		sayWrapped(st, formatText("Warning: if you think you've seen more signatures by this key and user id, "+
 			"then this key might be a forgery!  Carefully examine the email address for small variations.  "+
-			"If the key is suspect, then use\n  gpg --tofu-policy bad "+k.Fingerprint()+"\nto mark it as being bad.\n", 72, 80))
+			"If the key is suspect, then use\n  gpg --tofu-policy bad "+fpr+"\nto mark it as being bad.\n", 72, 80))
 	}
-	return v
 }
 
 // sayWrapped writes text of several lines as gpg's log does: the first
 // after the program's name, the others indented under it.
-func (s *sigReporter) sayWrapped(text string) {
-	indent := strings.Repeat(" ", len(s.st.prog)+2)
+func sayWrapped(st *state, text string) {
+	indent := strings.Repeat(" ", len(st.prog)+2)
 	for i, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if i == 0 {
-			s.st.say("%s", l)
+			st.say("%s", l)
 		} else {
-			s.st.sayMore("%s%s", indent, l)
+			st.sayMore("%s%s", indent, l)
 		}
 	}
 }
 
 // tofuStats writes the TOFU_USER and TOFU_STATS lines of one binding.
-func (s *sigReporter) tofuStats(fpr, email string, p tofu.Policy, st tofu.Stats) {
-	s.status.Write(status.TofuUser{Fpr: fpr, Email: email})
-	s.status.Write(status.TofuStats{
+func tofuStats(sw *statusWriter, fpr, email string, p tofu.Policy, st tofu.Stats) {
+	sw.Write(status.TofuUser{Fpr: fpr, Email: email})
+	sw.Write(status.TofuStats{
 		Summary: st.Summary(p), Signatures: st.Signatures, Encryptions: st.Encryptions, Policy: p.String(),
 		FirstSig: st.FirstSignature, LastSig: st.LastSignature, FirstEnc: st.FirstEncryption, LastEnc: st.LastEncryption,
 		Validity: st.Validity(), SigDays: st.SignatureDays, EncDays: st.EncryptionDays,

@@ -9,6 +9,7 @@ import (
 	"github.com/pgpstream/pgpstream/internal/bounded"
 	"github.com/pgpstream/pgpstream/internal/escape"
 	"github.com/pgpstream/pgpstream/keyring"
+	"github.com/pgpstream/pgpstream/tofu"
 )
 
 // trustModelName is the trust model in use: gpg's names, with pgp for
@@ -79,7 +80,15 @@ func checkRecipient(st *state, o *options, sw *statusWriter, ring *keyring.Ring,
 		return nil
 	}
 	id := rc.KeyID()
-	v := ring.RecipientValidity(rc, model)
+	var v keyring.OwnerTrust
+	if model == keyring.ModelTOFU || model == keyring.ModelTOFUPGP {
+		// gpg tells the key's history before its verdict on the key.
+		var bindings []tofu.Binding
+		v, bindings = ring.TOFUValidity(rc.Key, rc.UserID, model)
+		reportTOFU(st, sw, rc.Key.Fingerprint(), bindings)
+	} else {
+		v = ring.RecipientValidity(rc, model)
+	}
 	switch v {
 	case keyring.TrustFully, keyring.TrustUltimate:
 		return nil
