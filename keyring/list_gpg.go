@@ -597,7 +597,7 @@ func (lc *listCtx) uidValidity(k *Key, u uidState) string {
 	}
 	switch lc.uidTrust(k, u.name) {
 	case TrustUndefined:
-		return "[ undef  ]"
+		return "[  undef ]"
 	case TrustNever:
 		return "[  never ]"
 	case TrustMarginal:

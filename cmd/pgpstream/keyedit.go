@@ -334,7 +334,7 @@ func uidValidityWord(e *keyEditor, fpr string, u keyring.UserIDView) string {
 	case keyring.TrustNever:
 		return "  never "
 	case keyring.TrustUndefined:
-		return " undef  "
+		return "  undef "
 	}
 	return " unknown"
 }
