@@ -422,6 +422,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 			validity, afterVerdict = s.trust(owner, r, uid)
 		}
 		st.say("%s signature from \"%s\"%s", verdict, uid, validity)
+		s.akaLines(owner, !keyExpired.IsZero(), always)
 		if afterVerdict != nil {
 			afterVerdict()
 		}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
+	"github.com/pgpstream/pgpstream/clock"
 	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/status"
 	"github.com/pgpstream/pgpstream/filter"
 	"github.com/pgpstream/pgpstream/internal/bounded"
@@ -44,11 +46,67 @@ func (s *sigReporter) trust(k *keyring.Key, r filter.SignatureResult, uid string
 		return " [" + w.Word() + "]", func() {
 			v := s.tofuTrust(k, r)
 			s.status.Write(status.Trust{Level: trustLevel(v), Model: s.trustModel})
+			s.trustNote(v, k, r)
 		}
 	}
 	v := s.ring.Validity(k.Fingerprint(), s.trustModel)
 	s.status.Write(status.Trust{Level: trustLevel(v), Model: s.trustModel})
-	return " [" + v.Word() + "]", nil
+	return " [" + v.Word() + "]", func() { s.trustNote(v, k, r) }
+}
+
+// trustNote is gpg's word on a good signature by a key of validity v
+// (check_signatures_trust): a warning for a key that is not fully valid,
+// with the fingerprint to check it by; a key that is never valid makes
+// the signature a failure (exit 1), as gpg has it, the signature
+// probably being forged.
+func (s *sigReporter) trustNote(v keyring.OwnerTrust, k *keyring.Key, r filter.SignatureResult) {
+	st := s.st
+	switch v {
+	case keyring.TrustFully, keyring.TrustUltimate:
+		return
+	case keyring.TrustNever:
+		st.say("WARNING: We do NOT trust this key!")
+		st.say("         The signature is probably a FORGERY.")
+		if r.Status == filter.SigGood {
+			s.good--
+			s.bad++
+		}
+		return
+	case keyring.TrustMarginal:
+		st.say("WARNING: This key is not certified with sufficiently trusted signatures!")
+		st.say("         It is not certain that the signature belongs to the owner.")
+	default:
+		st.say("WARNING: This key is not certified with a trusted signature!")
+		st.say("         There is no indication that the signature belongs to the owner.")
+	}
+	primary := k.PrimaryPublic().Fingerprint
+	st.sayMore("Primary key fingerprint: %s", keyring.SpacedFingerprint(primary))
+	if r.Key != nil && !bytes.Equal(r.Key.Fingerprint, primary) {
+		st.sayMore("     Subkey fingerprint: %s", keyring.SpacedFingerprint(r.Key.Fingerprint))
+	}
+}
+
+// akaLines are gpg's lines after "Good signature from" for the signer's
+// other user IDs, revoked and expired ones left out, each with its
+// validity (gpg's default verify-options show-uid-validity).
+func (s *sigReporter) akaLines(k *keyring.Key, keyExpired, always bool) {
+	if k == nil {
+		return
+	}
+	for _, u := range k.View(clock.Now()).UserIDs {
+		if u.Primary || u.Revoked || u.Expired {
+			continue
+		}
+		word := "unknown"
+		switch {
+		case keyExpired:
+			word = "expired"
+		case always || s.ring == nil:
+		default:
+			word = s.ring.UserIDValidity(k.Fingerprint(), u.Name, s.trustModel).Word()
+		}
+		s.st.say("                aka \"%s\" [%s]", u.Name, word)
+	}
 }
 
 // trustLevel is the TRUST_ line gpg writes for a signer of validity v.
