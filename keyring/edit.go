@@ -307,7 +307,7 @@ func (ed *editor) expirePrimary(expires time.Time) error {
 	for _, uid := range k.uids {
 		id := k.ent.Identities[uid]
 		old, err := id.LatestValidSelfCertification(time.Time{}, config)
-		if err != nil || id.Revoked(old, ed.now, config) {
+		if err != nil || uidRevoked(id, old, ed.now) {
 			continue
 		}
 		s := ed.renewSig(old)
@@ -419,7 +419,7 @@ func (ed *editor) addUserID(uid string) error {
 	for _, u := range k.pub.uids {
 		if u.pkt.tag == tagUserID && string(u.pkt.body) == uid {
 			if id := k.ent.Identities[uid]; id != nil {
-				if sig, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil && !id.Revoked(sig, ed.now, config) {
+				if sig, err := id.LatestValidSelfCertification(time.Time{}, config); err == nil && !uidRevoked(id, sig, ed.now) {
 					return fmt.Errorf("keyring: %w", ErrUserIDExists)
 				}
 			}
@@ -491,7 +491,7 @@ func (ed *editor) revokeUserID(uid string, reason packet.ReasonForRevocation, te
 	for _, u := range k.uids {
 		id := k.ent.Identities[u]
 		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
-		if err != nil || id.Revoked(sig, ed.now, config) {
+		if err != nil || uidRevoked(id, sig, ed.now) {
 			continue
 		}
 		valid++

@@ -382,7 +382,7 @@ func (k *Key) ringUIDStates(ps keyState, now time.Time) []uidState {
 			us.expires = sig.CreationTime.Add(time.Duration(*sig.SigLifetimeSecs) * time.Second)
 		}
 		switch {
-		case ps.revoked || id.Revoked(sig, now, config):
+		case ps.revoked || uidRevoked(id, sig, now):
 			us.validity, us.colon = "revoked", "r"
 		case ps.expired || (!us.expires.IsZero() && now.After(us.expires)):
 			us.validity, us.colon = "expired", "e"

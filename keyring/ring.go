@@ -326,7 +326,7 @@ func (k *Key) refresh() error {
 			continue
 		}
 		sig, err := id.LatestValidSelfCertification(time.Time{}, config)
-		if err != nil || id.Revoked(sig, clock.Now(), config) {
+		if err != nil || uidRevoked(id, sig, clock.Now()) {
 			// A revoked user ID no longer names the key, as in gpg.
 			continue
 		}
@@ -970,4 +970,27 @@ func (r *Ring) DeleteSecret(fingerprints []string, force bool) (int, error) {
 		return changed, nil
 	})
 	return n, err
+}
+
+// uidRevoked is go-crypto's Identity.Revoked with gpg's rules where the
+// two differ, both taking a revocation as one where go-crypto would not:
+// a revocation made in the same second as the self-signature it meets
+// revokes the user ID (gpg takes the later of the two in the key block,
+// and a revocation follows the signature it revokes), where go-crypto
+// wants the revocation strictly newer; and a revocation dated in the
+// future (gpg dates it a second after the self-signature, so a user ID
+// revoked right after it was made, as a script does, carries one) counts
+// now, as in gpg, where go-crypto would wait for its date.
+func uidRevoked(id *v2.Identity, sig *packet.Signature, now time.Time) bool {
+	for _, r := range id.Revocations {
+		if r.Packet != nil && r.Packet.CreationTime.After(now) {
+			now = r.Packet.CreationTime
+		}
+	}
+	if id.Revoked(sig, now, config) || sig == nil {
+		return id.Revoked(sig, now, config)
+	}
+	earlier := *sig
+	earlier.CreationTime = sig.CreationTime.Add(-time.Nanosecond)
+	return id.Revoked(&earlier, now, config)
 }

@@ -362,7 +362,7 @@ func (ed *editor) setPrimary(uid string) error {
 	for _, u := range k.uids {
 		id := k.ent.Identities[u]
 		old, err := id.LatestValidSelfCertification(time.Time{}, config)
-		if err != nil || id.Revoked(old, ed.now, config) {
+		if err != nil || uidRevoked(id, old, ed.now) {
 			continue
 		}
 		claims := old.IsPrimaryId != nil && *old.IsPrimaryId

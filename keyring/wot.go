@@ -345,7 +345,7 @@ func (run *wotRun) liveUserID(k *Key, name string) bool {
 		return false
 	}
 	sig, err := id.LatestValidSelfCertification(time.Time{}, config)
-	if err != nil || id.Revoked(sig, run.now, config) {
+	if err != nil || uidRevoked(id, sig, run.now) {
 		return false
 	}
 	if sig.SigLifetimeSecs != nil && *sig.SigLifetimeSecs != 0 {

@@ -426,6 +426,10 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		if afterVerdict != nil {
 			afterVerdict()
 		}
+		if always && !st.quiet {
+			// gpg's trust check under --trust-model always.
+			st.say("WARNING: Using untrusted key!")
+		}
 		switch r.Status {
 		case filter.SigExpired:
 			st.say("Signature expired %s",
