@@ -48,15 +48,16 @@ type ringFile struct {
 }
 
 // readRingFile reads the ring at path: a missing file is an empty ring, a
-// file over bounded.KeyData an error, and a damaged one the keys before
-// the damage (see parseRing).
+// file that cannot be read or is over bounded.KeyData bounded.ReadFile's
+// error (which names path), and a damaged one the keys before the damage
+// (see parseRing).
 func readRingFile(path string) (*ringFile, error) {
 	data, err := bounded.ReadFile(path, bounded.KeyData)
 	if errors.Is(err, os.ErrNotExist) {
 		return &ringFile{path: path}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("keyring: %w", err)
+		return nil, err
 	}
 	f := parseRing(path, data)
 	for i, b := range f.blocks {

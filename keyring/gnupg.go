@@ -77,15 +77,19 @@ type gnupgFile struct {
 
 // readGnuPGRings reads the certificates in dir's pubring.kbx and
 // pubring.gpg, under the policy pgpstream's own ring has (third-party
-// signatures dropped). A file that cannot be read is a warning, not an
-// error: it is gpg's, and pgpstream's own keys must stay usable. A
-// damaged one gives the keys before the damage. Only a file over
+// signatures dropped). A file or key that cannot be read is a notice,
+// not an error: it is gpg's, and pgpstream's own keys must stay usable.
+// A damaged file gives the keys before the damage. Only a file over
 // bounded.KeyData is an error.
-func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
+func readGnuPGRings(dir string) ([]gnupgFile, []Notice, error) {
 	var out []gnupgFile
-	var warnings []string
+	var notices []Notice
 	kbx := filepath.Join(dir, kbxName)
-	f, err := keybox.ReadFile(kbx)
+	var f *keybox.File
+	data, err := bounded.ReadFile(kbx, bounded.KeyData)
+	if err == nil {
+		f, err = keybox.Parse(data) // its errors name no file: Notice.File does
+	}
 	var fe *keybox.FormatError
 	switch {
 	case errors.Is(err, bounded.ErrTooLarge):
@@ -97,7 +101,7 @@ func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
 			// packets: they carry where gpg had the key from.
 			bs, err := parseBlocks(b.Keyblock)
 			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: the key at offset %d is skipped: %v", kbx, b.Offset, err))
+				notices = append(notices, Notice{Kind: NoticeKeySkipped, File: kbx, Offset: b.Offset, Err: err})
 				continue
 			}
 			blocks = append(blocks, bs...)
@@ -108,19 +112,19 @@ func readGnuPGRings(dir string) ([]gnupgFile, []string, error) {
 		}
 		out = append(out, g)
 	case !errors.Is(err, os.ErrNotExist):
-		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", kbx, strings.TrimPrefix(err.Error(), kbx+": ")))
+		notices = append(notices, Notice{Kind: NoticeGnuPGUnused, File: kbx, Err: err})
 	}
 	ring := filepath.Join(dir, gpgRingName)
 	rf, err := readRingFile(ring)
 	switch {
 	case errors.Is(err, bounded.ErrTooLarge):
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("keyring: %w", err)
 	case err != nil:
-		warnings = append(warnings, fmt.Sprintf("GnuPG's keys in %s are not used: %s", ring, strings.TrimPrefix(err.Error(), "keyring: ")))
+		notices = append(notices, Notice{Kind: NoticeGnuPGUnused, File: ring, Err: err})
 	case len(rf.blocks) > 0 || rf.damage != nil:
 		out = append(out, gnupgFile{name: gpgRingName, blocks: rf.blocks, damage: rf.damage})
 	}
-	return out, warnings, nil
+	return out, notices, nil
 }
 
 func parseBlocks(data []byte) ([]*block, error) {
@@ -148,24 +152,24 @@ func parseBlocks(data []byte) ([]*block, error) {
 // fingerprint. A key read only from gpg's files keeps its bytes in
 // stored, so that save leaves it out of pubring.pgp unless it changed.
 func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) error {
-	files, warnings, err := readGnuPGRings(dir)
+	files, notices, err := readGnuPGRings(dir)
 	if err != nil {
 		return err
 	}
-	r.warnings = append(r.warnings, warnings...)
+	r.notices = append(r.notices, notices...)
 	for _, f := range files {
 		if f.damage != nil {
 			r.damage = append(r.damage, f.damage)
 		}
 		// Old homes hold keys pgpstream cannot read (v3, unknown
-		// algorithms); gpg passes over them too. One line says so.
-		skipped, first := 0, ""
+		// algorithms); gpg passes over them too. One notice says so.
+		skipped := Notice{Kind: NoticeUnreadableKeys, File: filepath.Join(dir, f.name)}
 		for _, b := range f.blocks {
 			k, err := r.newKey(b, nil)
 			if err != nil {
-				if skipped++; skipped == 1 {
+				if skipped.Count++; skipped.Count == 1 {
 					fp, _ := fingerprintOf(b.primary.pkt)
-					first = fmt.Sprintf("%X: %v", fp, err)
+					skipped.Key, skipped.Err = fmt.Sprintf("%X", fp), err
 				}
 				continue
 			}
@@ -179,8 +183,8 @@ func (r *Ring) loadGnuPG(dir string, byFpr map[string]*Key) error {
 			byFpr[k.Fingerprint()] = k
 			r.keys = append(r.keys, k)
 		}
-		if skipped > 0 {
-			r.warnings = append(r.warnings, fmt.Sprintf("%s: %d key(s) pgpstream cannot read are not used (the first, %s)", filepath.Join(dir, f.name), skipped, first))
+		if skipped.Count > 0 {
+			r.notices = append(r.notices, skipped)
 		}
 	}
 	return nil
@@ -406,15 +410,11 @@ func (r *Ring) gnupgTrust(m map[string]OwnerTrust) {
 	if r.gnupg == "" {
 		return
 	}
-	path, data := filepath.Join(r.gnupg, trustDBName), r.trustDB
+	data := r.trustDB // nil unless isTrustDB (readTrustFiles)
 	if data == nil {
 		return
 	}
-	const recLen, typeVersion, typeTrust = 40, 1, 12
-	if len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
-		r.warnings = append(r.warnings, fmt.Sprintf("%s is not read: not a GnuPG trust database", path))
-		return
-	}
+	const recLen, typeTrust = 40, 12
 	for off := recLen; off+recLen <= len(data); off += recLen {
 		rec := data[off : off+recLen]
 		if rec[0] != typeTrust {

@@ -15,6 +15,8 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 
 	"github.com/pgpstream/pgpstream/internal/gnupgtest"
+	"github.com/pgpstream/pgpstream/keybox"
+	pgppacket "github.com/pgpstream/pgpstream/packet"
 )
 
 // killAgent stops the home's agent, with a timeout: gpgconf has been
@@ -70,8 +72,8 @@ func TestGnuPGRings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Warnings()) != 0 {
-		t.Errorf("warnings: %q", r.Warnings())
+	if len(r.Notices()) != 0 {
+		t.Errorf("notices: %+v", r.Notices())
 	}
 	if _, err := r.Import(bytes.NewReader(ownPub.Bytes())); err != nil {
 		t.Fatal(err)
@@ -266,6 +268,7 @@ func TestGnuPGLegacyRing(t *testing.T) {
 // pubring.pgp: the damaged keybox is not rewritten.
 func TestGnuPGBrokenKeybox(t *testing.T) {
 	home := t.TempDir()
+	os.Chmod(home, 0o700) // no NoticeUnsafeHome
 	r, err := Open(home)
 	if err != nil {
 		t.Fatal(err)
@@ -285,6 +288,9 @@ func TestGnuPGBrokenKeybox(t *testing.T) {
 	if len(d) != 1 || !strings.HasSuffix(d[0].Error(), "pubring.kbx: reading stopped at byte 0: blob length 1852797984 is over gpg's limit of 5242880") || d[0].Keys != 0 {
 		t.Errorf("damage: %v", d)
 	}
+	if n := r.Notices(); len(n) != 0 {
+		t.Errorf("damage told again as notices: %+v", n) // Damage's alone
+	}
 	if _, err := r.Lookup("own@pgpstream.test", true); err != nil {
 		t.Errorf("own key: %v", err)
 	}
@@ -298,6 +304,126 @@ func TestGnuPGBrokenKeybox(t *testing.T) {
 	if len(told) != 1 || told[0] != want {
 		t.Errorf("told %+v, want %+v", told, want)
 	}
+}
+
+// TestGnuPGHomeNotices: what of a GnuPG home cannot be read, short of
+// damage that stops reading a ring (Damage), is one typed notice per
+// fact in Ring.Notices, in the order found, each with its fields; the
+// keys that can be read are used.
+func TestGnuPGHomeNotices(t *testing.T) {
+	src := openRing(t)
+	importFile(t, src, filepath.Join(fixtures, "gpg-ed25519-pub.asc"))
+	var pub bytes.Buffer
+	if err := src.Export(&pub, nil, false, false); err != nil {
+		t.Fatal(err)
+	}
+	fpr := src.keys[0].Fingerprint()
+	_, _, rest, err := pgppacket.SplitPacket(pub.Bytes(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyOnly := pub.Bytes()[:pub.Len()-len(rest)] // no user ID: not read
+	// A v4 RSA key packet without its numbers: the keybox takes it, and
+	// the key cannot be parsed.
+	broken := []byte{0xc6, 6, 4, 0, 0, 0, 0, 1}
+	kbx := keybox.HeaderBlob(1700000000)
+	brokenAt := int64(len(kbx))
+	for _, kb := range [][]byte{broken, keyOnly, pub.Bytes()} {
+		b, err := keybox.EncodeBlob(kb, 1700000000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kbx = append(kbx, b...)
+	}
+
+	home := t.TempDir()
+	file := func(name string) string { return filepath.Join(home, name) }
+	write := func(name string, data []byte, mode os.FileMode) {
+		t.Helper()
+		if err := os.WriteFile(file(name), data, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(file(name), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(kbxName, kbx, 0o600)
+	write(secringName, nil, 0o644)
+	write(trustName, []byte("bogus\n"), 0o600)
+	write(trustDBName, bytes.Repeat([]byte("x"), 80), 0o600)
+	if err := os.Mkdir(file(gpgRingName), 0o700); err != nil { // read(2): EISDIR
+		t.Fatal(err)
+	}
+	if err := os.Chmod(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Ring {
+		t.Helper()
+		r, err := OpenWith(home, Options{Agent: AgentOptions{Disable: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// check compares the notices with want, where an Err of anyErr
+	// takes any error.
+	anyErr := errors.New("any error")
+	check := func(r *Ring, want []Notice) {
+		t.Helper()
+		got := r.Notices()
+		if len(got) != len(want) {
+			t.Fatalf("notices:\n%+v\nwant\n%+v", got, want)
+		}
+		for i, n := range got {
+			if n.Err != nil && want[i].Err == anyErr {
+				n.Err = anyErr
+			}
+			if n != want[i] {
+				t.Errorf("notice %d: %+v, want %+v", i, got[i], want[i])
+			}
+		}
+	}
+	r := open()
+	want := []Notice{
+		{Kind: NoticeUnsafeHome, File: home},
+		{Kind: NoticeUnsafeSecring, File: file(secringName)},
+		{Kind: NoticeKeySkipped, File: file(kbxName), Offset: brokenAt, Err: anyErr},
+		{Kind: NoticeGnuPGUnused, File: file(gpgRingName), Err: anyErr},
+		{Kind: NoticeUnreadableKeys, File: file(kbxName), Count: 1, Key: fpr, Err: anyErr},
+		{Kind: NoticeTrustUnread, File: file(trustName), Err: anyErr},
+		{Kind: NoticeTrustUnread, File: file(trustDBName), Err: errNotTrustDB},
+	}
+	check(r, want)
+	if _, err := r.Lookup(fpr, false); err != nil || len(r.Damage()) != 0 {
+		t.Errorf("the key that reads: %v; damage %v", err, r.Damage())
+	}
+	// A change reads the ring again under its lock, and finds the same.
+	if n, err := r.Delete([]string{strings.Repeat("0", 40)}, false, false); n != 0 || !errors.Is(err, ErrNoKey) {
+		t.Errorf("deleting no key: %d, %v", n, err)
+	}
+	check(r, want)
+
+	// The keybox and trustdb.gpg unreadable, the rest private.
+	for _, name := range []string{kbxName, trustDBName, trustName, gpgRingName} {
+		os.RemoveAll(file(name))
+	}
+	for _, name := range []string{kbxName, trustDBName} {
+		if err := os.Mkdir(file(name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(home, 0o700)
+	os.Chmod(file(secringName), 0o600)
+	want = []Notice{
+		{Kind: NoticeGnuPGUnused, File: file(kbxName), Err: anyErr},
+		{Kind: NoticeTrustUnread, File: file(trustDBName), Err: anyErr},
+	}
+	check(open(), want)
+
+	// An empty trustdb.gpg is none, as gpg takes it.
+	os.RemoveAll(file(trustDBName))
+	write(trustDBName, nil, 0o600)
+	check(open(), want[:1])
 }
 
 // TestGnuPGPasswd changes the passphrase of a key gpg-agent holds, as gpg

@@ -128,8 +128,8 @@ func testSaveUnits(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := strings.Join(r.Warnings(), "\n"); !strings.Contains(w, "1 key(s) pgpstream cannot read are not used (the first, "+noUID) {
-		t.Errorf("warnings: %s", w)
+	if n := r.Notices(); len(n) != 1 || n[0].Kind != NoticeUnreadableKeys || n[0].File != path || n[0].Count != 1 || n[0].Key != noUID || n[0].Err == nil {
+		t.Errorf("notices: %+v, want one of 1 unreadable key, %s", n, noUID)
 	}
 	if n, err := r.Delete([]string{deleted}, false, false); n != 1 || err != nil {
 		t.Fatalf("Delete: %d, %v", n, err)

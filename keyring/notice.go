@@ -6,9 +6,10 @@ import (
 )
 
 // Notice is a fact about where the ring keeps keys that its user should
-// know, reported through Options.Notify (changes) or HomeNotices (a
-// GnuPG home, before it is opened): the ring decides what is so, and the
-// caller words it, once. Each kind says which fields it sets.
+// know, reported through Options.Notify (changes), Ring.Notices (what
+// reading the ring found) or HomeNotices (a GnuPG home, before it is
+// opened): the ring decides what is so, and the caller words it, once.
+// Each kind says which fields it sets, and which of the three reports it.
 type Notice struct {
 	Kind NoticeKind
 	// File is the file or directory the notice is about.
@@ -19,6 +20,8 @@ type Notice struct {
 	Offset int64
 	// Key is the fingerprint of the key the notice is about.
 	Key string
+	// Count is how many keys, where the notice is about more than one.
+	Count int
 	// PID is the process that holds the lock File.
 	PID int
 	// Err is why, where a library error says it.
@@ -60,7 +63,39 @@ const (
 	// used, Err says why; validity under the TOFU models is undefined.
 	// Told once per Ring.
 	NoticeTOFUUnusable
+
+	// The kinds below are what reading the ring found: Ring.Notices
+	// reports them, in the order found.
+
+	// NoticeUnsafeHome: the ring's home directory File may be read by
+	// other users (gpg's "unsafe permissions on homedir").
+	NoticeUnsafeHome
+	// NoticeUnsafeSecring: the ring's secret ring File may be read by
+	// other users.
+	NoticeUnsafeSecring
+	// NoticeKeySkipped: the key in gpg's keybox File whose blob is at
+	// Offset is not used: Err says why its keyblock cannot be read. The
+	// keys before and after it are.
+	NoticeKeySkipped
+	// NoticeGnuPGUnused: none of the keys in gpg's ring File (pubring.kbx
+	// or pubring.gpg) is used: Err says why it cannot be read.
+	NoticeGnuPGUnused
+	// NoticeUnreadableKeys: Count keys in gpg's ring File are not used,
+	// being ones pgpstream cannot read (v3 keys, unknown algorithms, no
+	// user ID), as gpg passes over them; Key is the first, Err says why
+	// it is not read.
+	NoticeUnreadableKeys
+	// NoticeTrustUnread: the trust file File (the ring's ownertrust.txt,
+	// or gpg's trustdb.gpg) is not read, Err says why: the owner trust
+	// and validity it holds are not used.
+	NoticeTrustUnread
 )
+
+// Notices returns what reading the ring found worth telling the user
+// (the kinds from NoticeUnsafeHome on): Open's read, and after a change,
+// the read under its lock. Damage that stopped reading a ring file is
+// Damage's.
+func (r *Ring) Notices() []Notice { return r.notices }
 
 // notify tells Options.Notify, if set.
 func (r *Ring) notify(n Notice) {

@@ -58,8 +58,8 @@ func DefaultHome() string {
 type Ring struct {
 	home     string
 	opt      Options
-	keys     []*Key // pubring order; new keys are appended
-	warnings []string
+	keys     []*Key                // pubring order; new keys are appended
+	notices  []Notice              // what load found (Notices)
 	damage   []*Damage             // ring files read only in part (damage.go)
 	trust    map[string]OwnerTrust // owner trust by fingerprint, parsed on first use
 	ownTrust map[string]OwnerTrust // ownertrust.txt's, as load read it
@@ -161,7 +161,6 @@ func OpenWith(home string, opt Options) (*Ring, error) {
 		return nil, fmt.Errorf("keyring: creating home %s: %w", home, err)
 	}
 	r := &Ring{home: home, opt: opt}
-	r.warnings = permissionWarnings(home)
 	switch {
 	case opt.GnuPGHome == "-":
 	case opt.GnuPGHome != "":
@@ -181,20 +180,16 @@ func OpenWith(home string, opt Options) (*Ring, error) {
 // Home returns the ring's directory.
 func (r *Ring) Home() string { return r.home }
 
-// Warnings returns what Open found worth telling the user: a home or a
-// secret ring that other users may read (gpg's "unsafe permissions").
-func (r *Ring) Warnings() []string { return r.warnings }
-
-// permissionWarnings checks the modes gpg checks: the home must be
+// permissionNotices checks the modes gpg checks: the home must be
 // private to its owner, and so must the secret ring.
-func permissionWarnings(home string) []string {
-	var out []string
+func permissionNotices(home string) []Notice {
+	var out []Notice
 	if fi, err := os.Stat(home); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		out = append(out, fmt.Sprintf("unsafe permissions on homedir '%s'", home))
+		out = append(out, Notice{Kind: NoticeUnsafeHome, File: home})
 	}
 	sec := filepath.Join(home, secringName)
 	if fi, err := os.Stat(sec); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		out = append(out, fmt.Sprintf("unsafe permissions on secret keyring '%s'", sec))
+		out = append(out, Notice{Kind: NoticeUnsafeSecring, File: sec})
 	}
 	return out
 }
@@ -203,7 +198,7 @@ func permissionWarnings(home string) []string {
 // home, into r.keys: gpg's keys first, in their order, then pgpstream's.
 func (r *Ring) load() error {
 	home := r.home
-	r.keys, r.damage = nil, nil
+	r.keys, r.damage, r.notices = nil, nil, permissionNotices(home)
 	byFpr := map[string]*Key{}
 	defer func() {
 		r.loaded = make(map[string]bool, len(byFpr))
@@ -212,7 +207,6 @@ func (r *Ring) load() error {
 		}
 	}()
 	if r.gnupg != "" {
-		r.warnings = permissionWarnings(home)
 		if err := r.loadGnuPG(r.gnupg, byFpr); err != nil {
 			return err
 		}
@@ -222,11 +216,11 @@ func (r *Ring) load() error {
 	}
 	pubs, err := readRingFile(filepath.Join(home, pubringName))
 	if err != nil {
-		return err
+		return fmt.Errorf("keyring: %w", err)
 	}
 	secs, err := readRingFile(filepath.Join(home, secringName))
 	if err != nil {
-		return err
+		return fmt.Errorf("keyring: %w", err)
 	}
 	defer func() {
 		for _, f := range []*ringFile{pubs, secs} {

@@ -88,19 +88,17 @@ const trustName = "ownertrust.txt"
 func (r *Ring) trustPath() string { return filepath.Join(r.home, trustName) }
 
 // readTrust reads the owner-trust file; a missing file is no trust set.
+// The error is bounded.ReadFile's, which names path, or
+// ParseOwnerTrust's, which does not.
 func readTrust(path string) (map[string]OwnerTrust, error) {
 	data, err := bounded.ReadFile(path, bounded.OwnerTrust)
 	if os.IsNotExist(err) {
 		return map[string]OwnerTrust{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("keyring: %w", err)
+		return nil, err
 	}
-	m, err := ParseOwnerTrust(data)
-	if err != nil {
-		return nil, fmt.Errorf("keyring: %s: %w", path, err)
-	}
-	return m, nil
+	return ParseOwnerTrust(data)
 }
 
 // ParseOwnerTrust reads --export-ownertrust's format: one
@@ -134,31 +132,49 @@ func ParseOwnerTrust(data []byte) (map[string]OwnerTrust, error) {
 
 // readTrustFiles reads ownertrust.txt and, in a GnuPG home, trustdb.gpg,
 // for OwnerTrust and Validity to use. Only a file over its limit is an
-// error: one that cannot be read or parsed is a warning, and no trust.
+// error: one that cannot be read or parsed is a notice, and no trust.
+// An empty trustdb.gpg is none, as gpg takes it (tdbio.c writes the
+// version record into it).
 func (r *Ring) readTrustFiles() error {
 	r.trust, r.gpgValid, r.trustDB, r.web = nil, nil, nil, nil
-	m, err := readTrust(r.trustPath())
+	path := r.trustPath()
+	m, err := readTrust(path)
 	if errors.Is(err, bounded.ErrTooLarge) {
-		return err
+		return fmt.Errorf("keyring: %w", err)
 	}
 	if err != nil {
-		r.warnings = append(r.warnings, err.Error())
+		r.notices = append(r.notices, Notice{Kind: NoticeTrustUnread, File: path, Err: err})
 		m = map[string]OwnerTrust{}
 	}
 	r.ownTrust = m
 	if r.gnupg == "" {
 		return nil
 	}
-	path := filepath.Join(r.gnupg, trustDBName)
+	path = filepath.Join(r.gnupg, trustDBName)
 	data, err := bounded.ReadFile(path, bounded.TrustDB)
 	switch {
 	case errors.Is(err, bounded.ErrTooLarge):
 		return fmt.Errorf("keyring: %w", err)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		r.warnings = append(r.warnings, fmt.Sprintf("%s is not read: %v", path, err))
+	case errors.Is(err, os.ErrNotExist), err == nil && len(data) == 0:
+		data = nil
+	case err == nil && !isTrustDB(data):
+		r.notices = append(r.notices, Notice{Kind: NoticeTrustUnread, File: path, Err: errNotTrustDB})
+		data = nil
+	case err != nil:
+		r.notices = append(r.notices, Notice{Kind: NoticeTrustUnread, File: path, Err: err})
 	}
 	r.trustDB = data
 	return nil
+}
+
+// errNotTrustDB is a trustdb.gpg that does not begin with gpg's version
+// record.
+var errNotTrustDB = errors.New("not a GnuPG trust database")
+
+// isTrustDB reports whether data begins with trustdb.gpg's version record
+// (GnuPG's g10/tdbio.c): 40 bytes, type 1, "gpg" in bytes 1 to 3.
+func isTrustDB(data []byte) bool {
+	return len(data) >= 40 && data[0] == 1 && string(data[1:4]) == "gpg"
 }
 
 // OwnerTrust is the owner trust set for the key with fingerprint fpr.
@@ -281,8 +297,8 @@ type gnupgKeyValidity struct {
 // bytes 23 to 26. A key is as valid as its most valid user ID.
 func gnupgValidity(data []byte) map[string]gnupgKeyValidity {
 	m := map[string]gnupgKeyValidity{}
-	const recLen, typeVersion, typeTrust, typeValid = 40, 1, 12, 13
-	if len(data) < recLen || data[0] != typeVersion || string(data[1:4]) != "gpg" {
+	const recLen, typeTrust, typeValid = 40, 12, 13
+	if !isTrustDB(data) {
 		return m
 	}
 	switch data[8] {
@@ -331,7 +347,7 @@ func (r *Ring) SetOwnerTrust(set map[string]OwnerTrust) error {
 	defer unlock()
 	m, err := readTrust(r.trustPath())
 	if err != nil {
-		return err
+		return fmt.Errorf("keyring: %s is not read: %w", r.trustPath(), err)
 	}
 	for fpr, t := range set {
 		fpr = strings.ToUpper(fpr)

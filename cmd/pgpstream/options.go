@@ -448,7 +448,7 @@ var baseOptions = []optDef{
 	}},
 	{long: "no-default-keyring", cat: catKeys, usage: "leave the home's keys out: only --keyring's are used", set: setBool(func(o *options) *bool { return &o.noDefaultRing })},
 	{long: "weak-digest", arg: "NAME", cat: catKeys, usage: "refuse signatures made with hash NAME (repeatable)", set: addString(func(o *options) *[]string { return &o.weakNames })},
-	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
+	{long: "no-permission-warning", cat: catKeys, usage: "do not warn about a home or secret ring that other users may read, nor about files of the home that are not used", set: setBool(func(o *options) *bool { return &o.noPermissionWarning })},
 	{long: "allow-non-selfsigned-uid", cat: catKeys, usage: "take a user ID without a valid self-signature as if self-signed: imported, listed and matched, and a key with only such user IDs valid; asked again on every run (anyone can add such a user ID to a key)", set: setBool(func(o *options) *bool { return &o.allowNonSelfsignedUID })},
 	{long: "no-allow-non-selfsigned-uid", cat: catKeys, usage: "undo --allow-non-selfsigned-uid (the default)", set: clearBool(func(o *options) *bool { return &o.allowNonSelfsignedUID })},
 	{long: "allow-weak-key-signatures", cat: catKeys, usage: "accept SHA-1 self-signatures made after 2023-02-01 (rejected by default)", set: setBool(func(o *options) *bool { return &o.allowWeakKeySigs })},

@@ -87,8 +87,8 @@ func openRing(st *state, o *options) (*keyring.Ring, error) {
 }
 
 // ringAt opens the ring in dir with the options' key policy, and says
-// what the keyring warns about (a home others may read) unless
-// --no-permission-warning.
+// what reading it found (keyring.Ring.Notices: a home others may read,
+// keys or trust files of gpg's not used) unless --no-permission-warning.
 func ringAt(st *state, o *options, dir string) (*keyring.Ring, error) {
 	return ringWith(st, o, dir, "", "")
 }
@@ -113,20 +113,23 @@ func ringWith(st *state, o *options, dir, gnupg, copyOf string) (*keyring.Ring, 
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range r.Damage() {
-		file := d.File
+	named := func(file string) string {
 		if copyOf != "" && filepath.Dir(file) == dir {
-			file = filepath.Join(copyOf, filepath.Base(file))
+			return filepath.Join(copyOf, filepath.Base(file))
 		}
-		st.warnf("%s: reading stopped at byte %d: %v; %d key(s) before it are used, nothing after it", file, d.Offset, d.Err, d.Keys)
+		return file
+	}
+	for _, d := range r.Damage() {
+		st.warnf("%s: reading stopped at byte %d: %v; %d key(s) before it are used, nothing after it", named(d.File), d.Offset, d.Err, d.Keys)
 	}
 	r.SetTrustModel(o.trustModelName())
 	r.SetTrustParams(o.trustParams())
 	r.SetTOFUDefault(o.tofuDefault)
 	if !o.noPermissionWarning {
-		for _, w := range r.Warnings() {
+		for _, n := range r.Notices() {
+			n.File = named(n.File)
 			// gpg's wording and capitals, which users search for.
-			st.say("WARNING: %s", w)
+			st.say("WARNING: %s", noticeText(n))
 		}
 	}
 	return r, nil
@@ -178,6 +181,18 @@ func noticeText(n keyring.Notice) string {
 		return fmt.Sprintf("waiting for lock %s (held by %d) ...", n.File, n.PID)
 	case keyring.NoticeTOFUUnusable:
 		return fmt.Sprintf("%v; TOFU validity is undefined", n.Err)
+	case keyring.NoticeUnsafeHome:
+		return fmt.Sprintf("unsafe permissions on homedir '%s'", n.File)
+	case keyring.NoticeUnsafeSecring:
+		return fmt.Sprintf("unsafe permissions on secret keyring '%s'", n.File)
+	case keyring.NoticeKeySkipped:
+		return fmt.Sprintf("%s: the key at offset %d is skipped: %v", n.File, n.Offset, n.Err)
+	case keyring.NoticeGnuPGUnused:
+		return fmt.Sprintf("GnuPG's keys in %s are not used: %v", n.File, n.Err)
+	case keyring.NoticeUnreadableKeys:
+		return fmt.Sprintf("%s: %d key(s) pgpstream cannot read are not used (the first, %s: %v)", n.File, n.Count, n.Key, n.Err)
+	case keyring.NoticeTrustUnread:
+		return fmt.Sprintf("%s is not read: %v", n.File, n.Err)
 	}
 	return fmt.Sprintf("%+v", n) // a kind this version does not word
 }
