@@ -84,7 +84,7 @@ QEMU_ARM64 ?= $(shell command -v qemu-aarch64 || command -v qemu-aarch64-static)
 # the test binary again as a child, which qemu-user cannot exec, and they
 # have no code that differs by architecture.
 ARM64_INTERNAL = $(shell $(GO) list ./internal/... | grep -v -e /internal/startfds -e /internal/dotlock)
-ARM64_PKGS = $(ARM64_INTERNAL) ./packet ./iobuf
+ARM64_PKGS = $(ARM64_INTERNAL) ./cmd/pgpstream/internal/bench ./packet ./iobuf
 test-arm64:
 	@test -n "$(QEMU_ARM64)" || { echo "test-arm64: needs qemu-aarch64 (apt-get install qemu-user)"; exit 1; }
 	PGPSTREAM_EXPECT_AES=1 CGO_ENABLED=0 GOARCH=arm64 $(GO) test -short -count=1 -exec "$(QEMU_ARM64) -cpu max" $(ARM64_PKGS)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pgpstream/pgpstream/internal/bench"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/bench"
 )
 
 func benchCommand(st *state) *cli.Command {

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/cpu"
 
-	"github.com/pgpstream/pgpstream/internal/bench"
+	"github.com/pgpstream/pgpstream/cmd/pgpstream/internal/bench"
 	"github.com/pgpstream/pgpstream/internal/hwf"
 )
 
