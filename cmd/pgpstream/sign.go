@@ -337,10 +337,14 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		return
 	}
 	keyID := fmt.Sprintf("%016X", sig.IssuerKeyID)
+	// The "using" line names the issuer as the signature does (its
+	// issuer fingerprint, else its key ID), as gpg's does; VALIDSIG the
+	// key that checked it.
 	issuer := keyID
 	if sig.IssuerFingerprint != nil {
 		issuer = fmt.Sprintf("%X", sig.IssuerFingerprint)
 	}
+	named := issuer
 	if r.Key != nil {
 		issuer = fmt.Sprintf("%X", r.Key.Fingerprint)
 	}
@@ -352,7 +356,7 @@ func (s *sigReporter) report(r filter.SignatureResult) {
 		// gpg 2.2's three lines, written with -q too (as is the
 		// verdict below): scripts run gpg -q and grep them.
 		st.say("Signature made %s", made)
-		st.say("               using %s key %s", gpgAlgoName(sig.PubKeyAlgo), issuer)
+		st.say("               using %s key %s", gpgAlgoName(sig.PubKeyAlgo), named)
 		if signerUID != "" {
 			st.say("               issuer \"%s\"", signerUID)
 		}
