@@ -7,7 +7,8 @@ import "strings"
 
 // FromUserID is gpg's mailbox_from_userid: the part between '<' and '>'
 // when it looks like an address, or the whole string when it is one,
-// lowercased.
+// with A-Z lowercased (bytes from 0x80 up are kept as they are, so an
+// address is the same string gpg's tofu.db records).
 func FromUserID(uid string) (string, bool) {
 	addr := uid
 	if i := strings.IndexByte(uid, '<'); i >= 0 {
@@ -21,16 +22,19 @@ func FromUserID(uid string) (string, bool) {
 	}
 	at := strings.IndexByte(addr, '@')
 	if strings.Count(addr, "@") != 1 || at == 0 || strings.HasSuffix(addr, "@") ||
-		strings.HasSuffix(addr, ".") || strings.ContainsAny(addr, " \t") ||
-		strings.Contains(addr[at:], "..") {
+		strings.HasSuffix(addr, ".") || strings.Contains(addr[at:], "..") {
 		return "", false
 	}
-	for i := 0; i < len(addr); i++ {
-		if addr[i] < 0x20 || addr[i] == 0x7f {
+	b := []byte(addr)
+	for i, c := range b {
+		switch {
+		case c <= ' ': // a space or a control byte (gpg's string_has_ctrl_or_space)
 			return "", false
+		case c >= 'A' && c <= 'Z':
+			b[i] = c + 'a' - 'A' // ASCII only, as gpg's ascii_strlwr
 		}
 	}
-	return strings.ToLower(addr), true
+	return string(b), true
 }
 
 // plain is gpg's is_valid_mailbox for a user ID that is only an
