@@ -124,19 +124,7 @@ func Email(uid string) string {
 	if m, ok := mailbox.FromUserID(uid); ok {
 		return m
 	}
-	return asciiLower(uid)
-}
-
-// asciiLower lowercases A-Z only, as gpg's ascii_strlwr does; bytes from
-// 0x80 up are left as they are.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
+	return mailbox.ASCIILower(uid)
 }
 
 // Keys is what the policy needs to know of the keys, which the keyring

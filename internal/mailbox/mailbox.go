@@ -25,16 +25,24 @@ func FromUserID(uid string) (string, bool) {
 		strings.HasSuffix(addr, ".") || strings.Contains(addr[at:], "..") {
 		return "", false
 	}
-	b := []byte(addr)
-	for i, c := range b {
-		switch {
-		case c <= ' ': // a space or a control byte (gpg's string_has_ctrl_or_space)
+	for i := 0; i < len(addr); i++ {
+		if addr[i] <= ' ' { // a space or a control byte (gpg's string_has_ctrl_or_space)
 			return "", false
-		case c >= 'A' && c <= 'Z':
-			b[i] = c + 'a' - 'A' // ASCII only, as gpg's ascii_strlwr
 		}
 	}
-	return string(b), true
+	return ASCIILower(addr), true
+}
+
+// ASCIILower is s with A-Z lowercased and every other byte kept, as
+// gpg's ascii_strlwr: what gpg compares addresses and user IDs by.
+func ASCIILower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // plain is gpg's is_valid_mailbox for a user ID that is only an

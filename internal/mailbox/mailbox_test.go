@@ -59,18 +59,8 @@ func FuzzFromUserID(f *testing.F) {
 				t.Fatalf("%q: address %q has byte %#x", uid, addr, c)
 			}
 		}
-		if !strings.Contains(asciiLower(uid), addr) {
+		if !strings.Contains(ASCIILower(uid), addr) {
 			t.Fatalf("%q: address %q is not in it", uid, addr)
 		}
 	})
-}
-
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
