@@ -127,23 +127,6 @@ func (k *Key) tofuUserIDs(only, signer string, now time.Time) []tofu.UserID {
 	return out
 }
 
-// tofuValidity is k's validity under the TOFU history: of all its user
-// IDs, or with uid of that one.
-func (r *Ring) tofuValidity(k *Key, uid string) OwnerTrust {
-	db, err := r.TOFU()
-	if err != nil {
-		r.tofuFailed(err)
-		return TrustUndefined
-	}
-	now := clock.Now()
-	t, _, err := db.Validity(k.Fingerprint(), k.tofuUserIDs(uid, "", now), now)
-	if err != nil {
-		r.tofuFailed(err)
-		return TrustUndefined
-	}
-	return OwnerTrust(t)
-}
-
 // TOFUValidity is k's validity under the TOFU model (or tofu+pgp) from
 // the bindings of its user IDs, or of uid alone when given, and what the
 // history says of each binding, as gpg reports it for a recipient. A
@@ -161,15 +144,21 @@ func (r *Ring) TOFUValidity(k *Key, uid, model string) (OwnerTrust, []tofu.Bindi
 		r.tofuFailed(err)
 		return TrustUndefined, nil
 	}
-	v := OwnerTrust(t)
-	if model == ModelTOFUPGP {
-		pgp := r.Validity(k.Fingerprint(), ModelPGP)
-		if uid != "" {
-			pgp = r.UserIDValidity(k.Fingerprint(), uid, ModelPGP)
-		}
-		v = OwnerTrust(tofu.CombinePGP(t, tofu.Trust(pgp)))
+	return r.withPGP(k, uid, model, t), bindings
+}
+
+// withPGP is the TOFU validity t of k (of its user ID uid, when given)
+// under model: t itself under tofu, combined with the web of trust's
+// under tofu+pgp.
+func (r *Ring) withPGP(k *Key, uid, model string, t tofu.Trust) OwnerTrust {
+	if model != ModelTOFUPGP {
+		return OwnerTrust(t)
 	}
-	return v, bindings
+	pgp := r.Validity(k.Fingerprint(), ModelPGP)
+	if uid != "" {
+		pgp = r.UserIDValidity(k.Fingerprint(), uid, ModelPGP)
+	}
+	return OwnerTrust(tofu.CombinePGP(t, tofu.Trust(pgp)))
 }
 
 // tofuModelValidity is Validity (with uid, UserIDValidity) under the
@@ -179,15 +168,8 @@ func (r *Ring) tofuModelValidity(fpr, uid, model string) OwnerTrust {
 	if k == nil {
 		return TrustUnknown
 	}
-	t := r.tofuValidity(k, uid)
-	if model == ModelTOFUPGP {
-		pgp := r.Validity(fpr, ModelPGP)
-		if uid != "" {
-			pgp = r.UserIDValidity(fpr, uid, ModelPGP)
-		}
-		t = OwnerTrust(tofu.CombinePGP(tofu.Trust(t), tofu.Trust(pgp)))
-	}
-	return t
+	v, _ := r.TOFUValidity(k, uid, model)
+	return v
 }
 
 // TOFUPolicy is the effective TOFU policy of k's user ID uid and its
@@ -228,11 +210,7 @@ func (r *Ring) RegisterSignature(k *Key, signerUID string, digest []byte, create
 	if err != nil {
 		return TrustUndefined, nil, err
 	}
-	v := OwnerTrust(t)
-	if model == ModelTOFUPGP {
-		v = OwnerTrust(tofu.CombinePGP(t, tofu.Trust(r.Validity(fpr, ModelPGP))))
-	}
-	return v, bindings, nil
+	return r.withPGP(k, "", model, t), bindings, nil
 }
 
 // RegisterEncryption records a message encrypted to k (its user IDs not
@@ -297,14 +275,11 @@ func (t tofuKeys) SignedByUltimate(fpr, email string) bool {
 	if k == nil {
 		return false
 	}
-	return k.certifiedOn(email, func(id uint64) bool {
-		for _, u := range t.r.ultimateKeyIDs() {
-			if u == fmt.Sprintf("%016X", id) {
-				return true
-			}
-		}
-		return false
-	})
+	ultimate := map[string]bool{}
+	for _, id := range t.r.ultimateKeyIDs() {
+		ultimate[id] = true
+	}
+	return k.certifiedOn(email, func(id uint64) bool { return ultimate[fmt.Sprintf("%016X", id)] })
 }
 
 func (t tofuKeys) CrossSigned(a, b, email string) bool {
