@@ -3,9 +3,9 @@ package iobuf
 import (
 	"errors"
 	"io"
-	"runtime"
 	"sync"
-	"time"
+
+	"github.com/pgpstream/pgpstream/internal/spin"
 )
 
 // Ahead is a Reader whose source is read on a goroutine of its own into a
@@ -81,7 +81,7 @@ func (a *aheadRuns) fill(src io.Reader) {
 	defer close(a.done)
 	for {
 		var b []byte
-		spinFor(a.free)
+		spin.Chan(a.free) // see package spin
 		select {
 		case b = <-a.free:
 		case <-a.quit:
@@ -117,7 +117,7 @@ func (a *aheadRuns) Run(want int) ([]byte, error) {
 		}
 		var run aheadRun
 		if want > 0 {
-			spinFor(a.full)
+			spin.Chan(a.full)
 			run = <-a.full
 		} else {
 			select {
@@ -132,31 +132,6 @@ func (a *aheadRuns) Run(want int) ([]byte, error) {
 		a.buf, a.cur, a.r, a.err = run.buf, run.buf[:run.n], 0, run.err
 	}
 	return a.cur[a.r:], nil
-}
-
-// aheadSpin is how long either side of the ring waits for the other
-// before it parks: the consumer for a full buffer, the reading goroutine
-// for a free one. A consumer that decrypts at 10 GiB/s is faster than
-// read(2) fills a buffer out of the page cache (30-40 µs per 256 KiB
-// here), so it waits at every buffer, and a reader ahead of a slower
-// consumer (gpg 2.4's small partial lengths) waits at every buffer too.
-// Parked, each wait is a futex wake of a thread and the runtime's own
-// spinning (nanosleep) around it, which on a virtual machine costs more
-// than the wait itself. A source slower than that (a disk, a network
-// file system) costs at most this much of a core per buffer.
-const aheadSpin = 100 * time.Microsecond
-
-// spinFor waits, without parking, until ch holds a value or aheadSpin
-// has passed. It yields to other goroutines as it goes, so it never keeps
-// the one it waits for from running.
-func spinFor[T any](ch chan T) {
-	if len(ch) > 0 {
-		return
-	}
-	start := time.Now()
-	for len(ch) == 0 && time.Since(start) < aheadSpin {
-		runtime.Gosched()
-	}
 }
 
 // Advance implements RunSource.
