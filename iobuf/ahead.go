@@ -39,6 +39,8 @@ type aheadRuns struct {
 	buf []byte // the ring buffer under cur, to hand back
 	r   int    // consumed of cur
 	err error  // the source's error, after its last run
+
+	fillWait, runWait spin.Waiter // the reader's, the consumer's
 }
 
 type aheadRun struct {
@@ -81,7 +83,7 @@ func (a *aheadRuns) fill(src io.Reader) {
 	defer close(a.done)
 	for {
 		var b []byte
-		spin.Chan(a.free) // see package spin
+		a.fillWait.Wait(func() bool { return len(a.free) > 0 }) // see package spin
 		select {
 		case b = <-a.free:
 		case <-a.quit:
@@ -117,7 +119,7 @@ func (a *aheadRuns) Run(want int) ([]byte, error) {
 		}
 		var run aheadRun
 		if want > 0 {
-			spin.Chan(a.full)
+			a.runWait.Wait(func() bool { return len(a.full) > 0 })
 			run = <-a.full
 		} else {
 			select {
