@@ -191,11 +191,14 @@ func (r *Ring) TOFUPolicy(k *Key, uid string) (tofu.Policy, tofu.Stats, error) {
 // the user IDs it may be from (those of the address in signerUID, when
 // the signature names one: gpg's tofu_register_signature), and returns
 // k's validity under model from them (tofu_get_validity) and what the
-// history says of each. digest is the signature's hash value.
+// history says of each. digest is the signature's hash value. A history
+// that cannot be used is told once (NoticeTOFUUnusable), as TOFUValidity
+// tells it, and counts as undefined.
 func (r *Ring) RegisterSignature(k *Key, signerUID string, digest []byte, created time.Time, model string) (OwnerTrust, []tofu.Binding, error) {
 	db, err := r.TOFU()
 	if err != nil {
-		return TrustUndefined, nil, err
+		r.tofuFailed(err)
+		return r.withPGP(k, "", model, tofu.TrustUndefined), nil, nil
 	}
 	now := clock.Now()
 	fpr := k.Fingerprint()
@@ -214,11 +217,13 @@ func (r *Ring) RegisterSignature(k *Key, signerUID string, digest []byte, create
 }
 
 // RegisterEncryption records a message encrypted to k (its user IDs not
-// revoked), as gpg does under the TOFU models.
+// revoked), as gpg does under the TOFU models; a history that cannot be
+// used is told once (NoticeTOFUUnusable).
 func (r *Ring) RegisterEncryption(k *Key) error {
 	db, err := r.TOFU()
 	if err != nil {
-		return err
+		r.tofuFailed(err)
+		return nil
 	}
 	return db.RegisterEncryption(k.Fingerprint(), k.tofuUserIDs("", "", clock.Now()), clock.Now())
 }
