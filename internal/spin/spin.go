@@ -30,6 +30,9 @@ import (
 // core now and then, then parks as before.
 const Max = 100 * time.Microsecond
 
+// now is the clock; the tests stop it.
+var now = time.Now
+
 // skipAfterMiss is how many waits park at once after a spin ran out.
 const skipAfterMiss = 16
 
@@ -48,9 +51,9 @@ func (w *Waiter) Wait(ready func() bool) {
 		w.skip--
 		return
 	}
-	start := time.Now()
+	start := now()
 	for !ready() {
-		if time.Since(start) >= Max {
+		if now().Sub(start) >= Max {
 			w.skip = skipAfterMiss
 			return
 		}

@@ -1,41 +1,50 @@
 package spin
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
 
-// Wait returns once another goroutine delivers, without taking the
-// value; after a spin that runs out it parks at once (returns without
-// spinning) for the next skipAfterMiss waits, then spins again.
+// The rules, on a stopped clock: a wait that is answered leaves the
+// Waiter spinning; one that runs out (ready never true while Max passes)
+// makes the next skipAfterMiss waits park at once, without asking ready
+// more than once; then it spins again. On one core it never spins.
 func TestWait(t *testing.T) {
-	ch := make(chan int, 1)
-	ready := func() bool { return len(ch) > 0 }
+	// A clock that moves only when ready says so: the test does not
+	// depend on how fast it runs.
+	var clock time.Time
+	now = func() time.Time { return clock }
+	t.Cleanup(func() { now = time.Now })
 	var w Waiter
-	go func() {
-		time.Sleep(10 * time.Microsecond)
-		ch <- 7
-	}()
-	w.Wait(ready)
-	if v := <-ch; v != 7 {
-		t.Fatalf("received %d, want 7", v)
+	calls := 0
+	answeredAt := func(n int) func() bool {
+		calls = 0
+		return func() bool { calls++; return calls >= n }
 	}
-	if w.skip != 0 {
-		t.Fatalf("a spin that was answered set skip to %d", w.skip)
+	if runtime.GOMAXPROCS(0) < 2 {
+		w.Wait(answeredAt(1 << 30))
+		if calls != 1 || w.skip != 0 {
+			t.Fatalf("one core: ready asked %d times, skip %d; want 1, 0", calls, w.skip)
+		}
+		return
 	}
-	w.Wait(ready) // nothing comes: it gives up after Max
+	w.Wait(answeredAt(3))
+	if calls != 3 || w.skip != 0 {
+		t.Fatalf("answered on the third look: asked %d times, skip %d", calls, w.skip)
+	}
+	w.Wait(func() bool { clock = clock.Add(Max / 4); return false })
 	if w.skip != skipAfterMiss {
 		t.Fatalf("skip = %d after a spin that ran out, want %d", w.skip, skipAfterMiss)
 	}
 	for i := range skipAfterMiss {
-		w.Wait(ready)
-		if w.skip != skipAfterMiss-1-i {
-			t.Fatalf("wait %d: skip = %d", i, w.skip)
+		w.Wait(answeredAt(1 << 30))
+		if calls != 1 || w.skip != skipAfterMiss-1-i {
+			t.Fatalf("wait %d after the miss: asked %d times, skip %d", i, calls, w.skip)
 		}
 	}
-	ch <- 1
-	w.Wait(ready)
-	if len(ch) != 1 || w.skip != 0 {
-		t.Fatalf("with a value ready: %d queued, skip %d", len(ch), w.skip)
+	w.Wait(answeredAt(2))
+	if calls != 2 || w.skip != 0 {
+		t.Fatalf("after the skipped waits: asked %d times, skip %d; want a spin", calls, w.skip)
 	}
 }
