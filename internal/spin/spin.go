@@ -51,12 +51,19 @@ func (w *Waiter) Wait(ready func() bool) {
 		w.skip--
 		return
 	}
+	// The clock is read once in a while: read at every turn, it was 3-6%
+	// of a tag 20 decryption's samples (perf, __vdso_clock_gettime);
+	// every 16 turns, under 1%.
 	start := now()
-	for !ready() {
-		if now().Sub(start) >= Max {
+	for i := 1; !ready(); i++ {
+		if i%clockEvery == 0 && now().Sub(start) >= Max {
 			w.skip = skipAfterMiss
 			return
 		}
 		runtime.Gosched()
 	}
 }
+
+// clockEvery is how many turns of the loop go by between reads of the
+// clock.
+const clockEvery = 16
